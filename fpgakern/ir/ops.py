@@ -1,0 +1,357 @@
+"""The op table: the single definition of every operator fpgakern knows.
+
+Each entry carries everything every layer needs about one operator:
+
+* ``reference``: its numpy implementation, following torch semantics, which is the
+  oracle that C simulation and RTL simulation are judged against;
+* ``hls``: its spelling in the generated Vitis HLS C++ (a format string over the
+  operand expressions; helpers prefixed ``fk::`` live in ``fpgakern_ops.h``);
+* ``rtl``: per dtype, the SystemVerilog operator module that implements it and its
+  fixed pipeline latency in cycles (filled in by the RTL operator library);
+* ``accuracy``: the contract the verifiers enforce (bit-exact, or an ulp bound).
+
+Adding an elementwise operator means adding one entry here (and, at most, one RTL
+operator file); the parser, type checker, generators and verifiers read it from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from fpgakern.ir.dtypes import DTYPES
+
+FLOAT = frozenset({"float32"})
+INT = frozenset({"int32"})
+BOTH = FLOAT | INT
+
+_INT32_MIN = np.iinfo(np.int32).min
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """What a verifier demands of an op's results against its reference.
+
+    ``exact``: bit for bit (any NaN matches any NaN). ``ulp``: within ``ulps`` units in the
+    last place. ``reduction``: a floating-point reduction whose summation order is the
+    hardware's; judged against a float64 reference with the standard error bound
+    ``n * 2**-24 * sum(|x|)``.
+    """
+
+    kind: Literal["exact", "ulp", "reduction"]
+    ulps: int = 0
+
+    def __str__(self) -> str:
+        return f"<= {self.ulps} ulp" if self.kind == "ulp" else self.kind
+
+
+EXACT = Accuracy("exact")
+
+
+@dataclass(frozen=True)
+class RtlImpl:
+    """The RTL operator module implementing an op for one dtype.
+
+    The module has ports ``clk``, ``ce``, operand inputs ``a`` (``b``) and result ``y``,
+    accepts a new operand set every cycle (II=1) and shows the result ``latency`` cycles
+    later (counting only cycles with ``ce`` high).
+    """
+
+    module: str
+    latency: int
+    luts: int | None = None  # Yosys synth_xilinx estimate, see docs/operators.md
+    ffs: int | None = None
+    dsps: int | None = None
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operator. See the module docstring for what each field feeds."""
+
+    name: str
+    arity: int
+    kind: Literal["elementwise", "reduce"]
+    dtypes: frozenset[str]
+    reference: Callable[..., np.ndarray]
+    hls: str
+    doc: str
+    accuracy: Accuracy | Mapping[str, Accuracy] = EXACT
+    symbol: str | None = None  # infix or prefix spelling in spec expressions
+    result_dtype: str | None = None  # None: same as the operands
+    rtl: Mapping[str, RtlImpl] = field(default_factory=dict)
+    # Reductions only: the elementwise op that merges partial results, and its identity.
+    combine: str | None = None
+    identity: Mapping[str, float | int] = field(default_factory=dict)
+
+    def accuracy_for(self, dtype_name: str) -> Accuracy:
+        if isinstance(self.accuracy, Accuracy):
+            return self.accuracy
+        return self.accuracy[dtype_name]
+
+    def hls_call(self, *operands: str) -> str:
+        return self.hls.format(*operands)
+
+
+# --------------------------------------------------------------------------- references
+# Each reference takes and returns numpy arrays of the kernel dtype. Floating-point work
+# ignores IEEE exceptions: overflow to inf and invalid to NaN are expected results.
+
+
+def _is_float(x: np.ndarray) -> bool:
+    return bool(np.issubdtype(x.dtype, np.floating))
+
+
+def _nan_like(x: np.ndarray) -> np.ndarray:
+    return np.full(x.shape, np.nan, dtype=x.dtype)
+
+
+def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (a + b).astype(a.dtype)
+
+
+def _sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (a - b).astype(a.dtype)
+
+
+def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (a * b).astype(a.dtype)
+
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch.div: true division for floats; for int32, rounding_mode='trunc'.
+
+    Integer division by zero is an error in torch; hardware must return something, and
+    fpgakern defines it as -1 (all ones, as RISC-V does). INT32_MIN / -1 wraps to INT32_MIN.
+    """
+    if _is_float(a):
+        with np.errstate(all="ignore"):
+            return (a / b).astype(a.dtype)
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    safe = np.where(b64 == 0, 1, b64)
+    q = (np.abs(a64) // np.abs(safe)) * np.sign(a64) * np.sign(safe)
+    return np.where(b64 == 0, -1, q).astype(np.int32)
+
+
+def _ordered_pick(a: np.ndarray, b: np.ndarray, take_larger: bool) -> np.ndarray:
+    """IEEE 754-2019 maximum/minimum: NaN propagates, and -0 orders below +0."""
+    with np.errstate(invalid="ignore"):
+        first = (a > b) if take_larger else (a < b)
+        out = np.where(first, a, b)
+        if not _is_float(a):
+            return out.astype(a.dtype)
+        both_zero = (a == 0) & (b == 0)
+        a_wins_tie = ~np.signbit(a) if take_larger else np.signbit(a)
+        out = np.where(both_zero, np.where(a_wins_tie, a, b), out)
+        return np.where(np.isnan(a) | np.isnan(b), np.nan, out).astype(a.dtype)
+
+
+def _maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _ordered_pick(a, b, take_larger=True)
+
+
+def _minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _ordered_pick(a, b, take_larger=False)
+
+
+def _neg(x: np.ndarray) -> np.ndarray:
+    if _is_float(x):  # a sign flip, so -NaN and -0 behave as in IEEE negate
+        return (x.view(np.uint32) ^ np.uint32(0x8000_0000)).view(x.dtype)
+    return (np.int32(0) - x.astype(np.int64)).astype(np.int32)
+
+
+def _abs(x: np.ndarray) -> np.ndarray:
+    if _is_float(x):
+        return (x.view(np.uint32) & np.uint32(0x7FFF_FFFF)).view(x.dtype)
+    return np.abs(x.astype(np.int64)).astype(np.int32)  # abs(INT32_MIN) wraps to INT32_MIN
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    """torch.relu: x for x > 0, +0 otherwise, NaN stays NaN."""
+    zero = np.zeros_like(x)
+    if not _is_float(x):
+        return np.where(x > 0, x, zero)
+    return np.where(np.isnan(x) | (x > 0), x, zero)
+
+
+def _sqrt(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.sqrt(x)
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.exp(x.astype(np.float64)).astype(x.dtype)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        x64 = x.astype(np.float64)
+        return (1.0 / (1.0 + np.exp(-x64))).astype(x.dtype)
+
+
+def _compare(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    def compare(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return fn(a, b).astype(np.bool_)
+
+    return compare
+
+
+def _to_float32(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32)  # round to nearest even
+
+
+def _to_int32(x: np.ndarray) -> np.ndarray:
+    """Truncation toward zero. NaN and values outside int32 give INT32_MIN, which is what
+    torch's CPU kernels produce on x86 (cvttss2si's 'integer indefinite')."""
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(x.astype(np.float64))
+        bad = np.isnan(t) | (t < -(2.0**31)) | (t >= 2.0**31)
+        return np.where(bad, _INT32_MIN, np.where(bad, 0, t).astype(np.int64)).astype(np.int32)
+
+
+def _shl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's <<: shift amounts outside [0, 31] give 0."""
+    ok = (b >= 0) & (b < 32)
+    shifted = (a.astype(np.int64) << np.where(ok, b, 0).astype(np.int64)) & 0xFFFF_FFFF
+    return np.where(ok, shifted.astype(np.uint32).view(np.int32), 0).astype(np.int32)
+
+
+def _shr(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch's >> (arithmetic): shift amounts outside [0, 31] shift by 31."""
+    amount = np.where((b >= 0) & (b < 32), b, 31)
+    return (a >> amount).astype(np.int32)
+
+
+def _bitwise(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    return lambda a, b: fn(a, b).astype(np.int32)
+
+
+def _sum(x: np.ndarray) -> np.ndarray:
+    if _is_float(x):
+        with np.errstate(all="ignore"):
+            return np.array([np.sum(x.astype(np.float64))]).astype(x.dtype)
+    return np.array([np.sum(x.astype(np.int64))]).astype(np.int32)  # wraps like int32 adds
+
+
+def _reduce_pick(x: np.ndarray, take_larger: bool) -> np.ndarray:
+    """max/min over all elements with the same NaN and ±0 rules as maximum/minimum."""
+    if _is_float(x) and np.isnan(x).any():
+        return _nan_like(x[:1])
+    best = np.max(x) if take_larger else np.min(x)
+    if _is_float(x) and best == 0:
+        zeros = x[x == 0]
+        positive_zero = (~np.signbit(zeros)).any()
+        negative_zero = np.signbit(zeros).any()
+        best = x.dtype.type(0.0) if take_larger and positive_zero else best
+        best = x.dtype.type(-0.0) if not take_larger and negative_zero else best
+    return np.array([best], dtype=x.dtype)
+
+
+def _reduce_max(x: np.ndarray) -> np.ndarray:
+    return _reduce_pick(x, take_larger=True)
+
+
+def _reduce_min(x: np.ndarray) -> np.ndarray:
+    return _reduce_pick(x, take_larger=False)
+
+
+# --------------------------------------------------------------------------- the table
+
+_ELEMENTWISE: tuple[Op, ...] = (
+    Op("add", 2, "elementwise", BOTH, _add, "({0} + {1})", "sum", symbol="+"),
+    Op("sub", 2, "elementwise", BOTH, _sub, "({0} - {1})", "difference", symbol="-"),
+    Op("mul", 2, "elementwise", BOTH, _mul, "({0} * {1})", "product", symbol="*"),
+    Op(
+        "div", 2, "elementwise", BOTH, _div, "fk::div({0}, {1})",
+        "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1", symbol="/",
+    ),
+    Op("maximum", 2, "elementwise", BOTH, _maximum, "fk::maximum({0}, {1})",
+       "larger operand; NaN propagates, -0 < +0"),
+    Op("minimum", 2, "elementwise", BOTH, _minimum, "fk::minimum({0}, {1})",
+       "smaller operand; NaN propagates, -0 < +0"),
+    Op("eq", 2, "elementwise", BOTH, _compare(np.equal), "({0} == {1})", "a == b",
+       symbol="==", result_dtype="bool"),
+    Op("ne", 2, "elementwise", BOTH, _compare(np.not_equal), "({0} != {1})", "a != b",
+       symbol="!=", result_dtype="bool"),
+    Op("lt", 2, "elementwise", BOTH, _compare(np.less), "({0} < {1})", "a < b",
+       symbol="<", result_dtype="bool"),
+    Op("le", 2, "elementwise", BOTH, _compare(np.less_equal), "({0} <= {1})", "a <= b",
+       symbol="<=", result_dtype="bool"),
+    Op("gt", 2, "elementwise", BOTH, _compare(np.greater), "({0} > {1})", "a > b",
+       symbol=">", result_dtype="bool"),
+    Op("ge", 2, "elementwise", BOTH, _compare(np.greater_equal), "({0} >= {1})", "a >= b",
+       symbol=">=", result_dtype="bool"),
+    Op("bitwise_and", 2, "elementwise", INT, _bitwise(np.bitwise_and), "({0} & {1})",
+       "bitwise and", symbol="&"),
+    Op("bitwise_or", 2, "elementwise", INT, _bitwise(np.bitwise_or), "({0} | {1})",
+       "bitwise or", symbol="|"),
+    Op("bitwise_xor", 2, "elementwise", INT, _bitwise(np.bitwise_xor), "({0} ^ {1})",
+       "bitwise xor", symbol="^"),
+    Op("shl", 2, "elementwise", INT, _shl, "fk::shl({0}, {1})",
+       "left shift; amounts outside 0..31 give 0", symbol="<<"),
+    Op("shr", 2, "elementwise", INT, _shr, "fk::shr({0}, {1})",
+       "arithmetic right shift; amounts outside 0..31 shift by 31", symbol=">>"),
+    Op("neg", 1, "elementwise", BOTH, _neg, "(-{0})", "negation (sign flip for float32)",
+       symbol="-"),
+    Op("abs", 1, "elementwise", BOTH, _abs, "fk::abs({0})", "absolute value"),
+    Op("relu", 1, "elementwise", BOTH, _relu, "fk::relu({0})", "max(x, 0); NaN stays NaN"),
+    Op("sqrt", 1, "elementwise", FLOAT, _sqrt, "hls::sqrt({0})",
+       "square root, correctly rounded"),
+    Op("exp", 1, "elementwise", FLOAT, _exp, "hls::exp({0})", "e to the x",
+       accuracy=Accuracy("ulp", 2)),
+    Op("sigmoid", 1, "elementwise", FLOAT, _sigmoid, "fk::sigmoid({0})",
+       "1 / (1 + exp(-x))", accuracy=Accuracy("ulp", 2)),
+    Op("to_float32", 1, "elementwise", INT, _to_float32, "static_cast<float>({0})",
+       "int32 to float32, round to nearest even", result_dtype="float32"),
+    Op("to_int32", 1, "elementwise", FLOAT, _to_int32, "fk::to_int32({0})",
+       "float32 to int32, truncating; NaN and out of range give INT32_MIN",
+       result_dtype="int32"),
+)
+
+_REDUCTIONS: tuple[Op, ...] = (
+    Op("sum", 1, "reduce", BOTH, _sum, "({0} + {1})", "sum of all elements",
+       accuracy={"float32": Accuracy("reduction"), "int32": EXACT},
+       combine="add", identity={"float32": 0.0, "int32": 0}),
+    Op("max", 1, "reduce", BOTH, _reduce_max, "fk::maximum({0}, {1})",
+       "largest element; NaN propagates",
+       combine="maximum", identity={"float32": float("-inf"), "int32": int(_INT32_MIN)}),
+    Op("min", 1, "reduce", BOTH, _reduce_min, "fk::minimum({0}, {1})",
+       "smallest element; NaN propagates",
+       combine="minimum", identity={"float32": float("inf"), "int32": int(np.iinfo(np.int32).max)}),
+)
+
+OPS: dict[str, Op] = {op.name: op for op in _ELEMENTWISE + _REDUCTIONS}
+
+# Infix and prefix spellings used by the expression parser.
+BINARY_SYMBOLS: dict[str, str] = {op.symbol: op.name for op in _ELEMENTWISE
+                                  if op.symbol and op.arity == 2}
+UNARY_SYMBOLS: dict[str, str] = {op.symbol: op.name for op in _ELEMENTWISE
+                                 if op.symbol and op.arity == 1}
+
+
+def op(name: str) -> Op:
+    """Look an op up by name; KeyError lists the known ones."""
+    try:
+        return OPS[name]
+    except KeyError:
+        raise KeyError(f"unknown op {name!r} (known: {', '.join(sorted(OPS))})") from None
+
+
+def _check_table() -> None:
+    """Keep the table self-consistent; runs at import so a bad entry fails fast."""
+    for entry in OPS.values():
+        unknown = set(entry.dtypes) - set(DTYPES)
+        assert not unknown, f"op {entry.name}: unknown dtypes {unknown}"
+        if entry.kind == "reduce":
+            assert entry.combine in OPS, f"op {entry.name}: combine op missing"
+            assert set(entry.identity) == set(entry.dtypes), f"op {entry.name}: identity"
+
+
+_check_table()

@@ -1,0 +1,1 @@
+"""Verification: numpy references, C simulation, RTL simulation, comparisons."""
