@@ -1,0 +1,116 @@
+"""The hardware interface of a plan: arguments, control registers and AXI ports.
+
+This is the contract every layer shares (HLS C++, RTL, kernel.xml, xclbin metadata,
+host code), computed once here with the Vitis HLS conventions
+(``shared/reference/vitis-flow.md`` §2.2, §4): pointers become 64-bit ``m_axi`` masters
+with their address in ``s_axi_control``; scalars and the element count live in
+``s_axi_control``; registers start at 0x10 and each argument is followed by one reserved
+word (a pointer advances 0x0C, a 32-bit scalar 0x08).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from fpgakern.ladder import Plan
+
+CONTROL_PORT = "s_axi_control"
+CONTROL_RANGE = 0x1000  # bytes of AXI-Lite address space a CU occupies
+FIRST_ARG_OFFSET = 0x10
+HW_CONTROL_PROTOCOL = "ap_ctrl_chain"  # Vitis HLS's default block protocol
+SIZE_ARG = "n"  # every kernel takes its element count last
+
+# Control register map (CTRL bits and the interrupt registers), as HLS generates it.
+REG_CTRL, REG_GIE, REG_IER, REG_ISR = 0x00, 0x04, 0x08, 0x0C
+CTRL_AP_START, CTRL_AP_DONE, CTRL_AP_IDLE, CTRL_AP_READY = 0x01, 0x02, 0x04, 0x08
+CTRL_AP_CONTINUE, CTRL_AUTO_RESTART = 0x10, 0x80
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One kernel argument as kernel.xml and the xclbin metadata describe it."""
+
+    name: str
+    id: int
+    kind: Literal["pointer", "scalar"]
+    ctype: str  # the host-side C type, e.g. "float*", "float", "int"
+    port: str  # "m_axi_gmem0" for pointers, "s_axi_control" for scalars
+    offset: int  # register offset in s_axi_control
+    size: int  # bytes the value occupies in the register map
+    direction: Literal["in", "out"] | None = None  # pointers only
+
+    @property
+    def address_qualifier(self) -> int:
+        """kernel.xml's addressQualifier: 1 global memory pointer, 0 scalar."""
+        return 1 if self.kind == "pointer" else 0
+
+    @property
+    def host_size(self) -> int:
+        return self.size
+
+    @property
+    def bundle(self) -> str | None:
+        return self.port.removeprefix("m_axi_") if self.kind == "pointer" else None
+
+
+@dataclass(frozen=True)
+class AxiPort:
+    """An AXI interface of the kernel."""
+
+    name: str
+    mode: Literal["master", "slave"]
+    data_width: int
+    range: int
+
+    @property
+    def port_type(self) -> str:
+        return "addressable"
+
+
+@dataclass(frozen=True)
+class KernelInterface:
+    top: str
+    args: tuple[Arg, ...]
+    ports: tuple[AxiPort, ...]
+    hw_control_protocol: str = HW_CONTROL_PROTOCOL
+
+    @property
+    def pointers(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.kind == "pointer")
+
+    @property
+    def scalars(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.kind == "scalar")
+
+    @property
+    def masters(self) -> tuple[AxiPort, ...]:
+        return tuple(p for p in self.ports if p.mode == "master")
+
+    def arg(self, name: str) -> Arg:
+        for a in self.args:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+def interface(plan: Plan) -> KernelInterface:
+    """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, n."""
+    ctype = plan.dtype.ctype.replace("int32_t", "int")
+    args: list[Arg] = []
+    offset = FIRST_ARG_OFFSET
+    for name in plan.pointers:
+        direction = "out" if name in plan.kernel.outputs else "in"
+        port = f"m_axi_{plan.bundle(name)}"
+        args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
+        offset += 0x0C
+    scalar_names = [s.name for s in plan.kernel.scalars]
+    for name, scalar_type in [*((s, ctype) for s in scalar_names), (SIZE_ARG, "int")]:
+        args.append(Arg(name, len(args), "scalar", scalar_type, CONTROL_PORT, offset, 4))
+        offset += 0x08
+    masters = tuple(
+        AxiPort(f"m_axi_{bundle}", "master", plan.port_bits, 0xFFFF_FFFF_FFFF_FFFF)
+        for bundle in plan.bundles
+    )
+    control = AxiPort(CONTROL_PORT, "slave", 32, CONTROL_RANGE)
+    return KernelInterface(plan.top, tuple(args), (*masters, control))

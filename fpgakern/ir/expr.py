@@ -1,0 +1,212 @@
+"""Kernel expressions: parsed from spec text into a typed graph of op applications.
+
+The grammar is a small, safe subset of Python expressions (parsed with :mod:`ast`, never
+evaluated): names of inputs and scalars, numeric literals, the infix and prefix operators
+of the op table (``+ - * / < >> ...``) and calls of op-table names (``maximum(a, b)``,
+``exp(x)``, ``sum(x)``). A reduction may only stand at the root.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.ops import BINARY_SYMBOLS, OPS, UNARY_SYMBOLS, Op
+
+
+class ExprError(ValueError):
+    """A problem with an expression; the message is shown after ``expression:``."""
+
+
+_AST_BINARY = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
+    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+}
+_AST_COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+                ast.GtE: ">="}
+_AST_UNARY = {ast.USub: "-"}
+
+
+@dataclass(frozen=True)
+class Node:
+    """A typed expression node. ``dtype`` is the name of its element type."""
+
+    dtype: str
+
+    def children(self) -> tuple[Node, ...]:
+        return ()
+
+    def walk(self) -> Iterator[Node]:
+        """Every node, operands before the node that uses them."""
+        for child in self.children():
+            yield from child.walk()
+        yield self
+
+
+@dataclass(frozen=True)
+class Input(Node):
+    """An element of a tensor input."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Scalar(Node):
+    """A scalar kernel argument (passed through s_axi_control)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Const(Node):
+    value: float | int
+
+
+@dataclass(frozen=True)
+class Apply(Node):
+    op: Op
+    args: tuple[Node, ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return self.args
+
+
+def parse(
+    text: str,
+    inputs: Mapping[str, str],
+    scalars: Mapping[str, str],
+) -> Node:
+    """Parse and type-check ``text``.
+
+    ``inputs`` and ``scalars`` map each name to its dtype name. Raises ExprError with a
+    message that names the offending part of the expression.
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as err:
+        raise ExprError(f"cannot parse {text!r}: {err.msg}") from None
+    root = _Builder(inputs, scalars).build(tree.body, top=True)
+    if isinstance(root, Const):
+        raise ExprError("the expression is a constant; it must use at least one input")
+    if not any(isinstance(n, Input) for n in root.walk()):
+        raise ExprError("the expression uses no tensor input")
+    return root
+
+
+class _Builder:
+    def __init__(self, inputs: Mapping[str, str], scalars: Mapping[str, str]) -> None:
+        self.inputs = inputs
+        self.scalars = scalars
+
+    def build(self, node: ast.expr, top: bool = False) -> Node:
+        match node:
+            case ast.Name(id=name):
+                return self._name(name)
+            case ast.Constant(value=value) if isinstance(value, int | float) and not isinstance(
+                value, bool
+            ):
+                return Const("int32" if isinstance(value, int) else "float32", value)
+            case ast.BinOp(op=operator, left=left, right=right) if type(operator) in _AST_BINARY:
+                name = BINARY_SYMBOLS[_AST_BINARY[type(operator)]]
+                return self._apply(name, [left, right])
+            case ast.Compare(left=left, ops=[operator], comparators=[right]) if (
+                type(operator) in _AST_COMPARE
+            ):
+                return self._apply(BINARY_SYMBOLS[_AST_COMPARE[type(operator)]], [left, right])
+            case ast.UnaryOp(op=ast.UAdd(), operand=operand):
+                return self.build(operand)
+            case ast.UnaryOp(op=operator, operand=operand) if type(operator) in _AST_UNARY:
+                if isinstance(operand, ast.Constant) and isinstance(operand.value, int | float):
+                    return self.build(ast.Constant(-operand.value))
+                return self._apply(UNARY_SYMBOLS[_AST_UNARY[type(operator)]], [operand])
+            case ast.Call(func=ast.Name(id=name), args=args, keywords=[]):
+                return self._call(name, args, top)
+        raise ExprError(f"unsupported syntax {ast.unparse(node)!r}")
+
+    def _name(self, name: str) -> Node:
+        if name in self.inputs:
+            return Input(self.inputs[name], name)
+        if name in self.scalars:
+            return Scalar(self.scalars[name], name)
+        known = ", ".join([*self.inputs, *self.scalars]) or "none"
+        raise ExprError(f"unknown name {name!r} (inputs and scalars: {known})")
+
+    def _call(self, name: str, args: list[ast.expr], top: bool) -> Node:
+        if name not in OPS:
+            raise ExprError(f"unknown op {name}() (known: {', '.join(sorted(OPS))})")
+        entry = OPS[name]
+        if entry.kind == "reduce" and not top:
+            raise ExprError(f"reduction {name}() may only stand at the root of the expression")
+        if entry.kind == "reduce":
+            operand = self.build(args[0]) if len(args) == 1 else None
+            if operand is not None and any(
+                isinstance(n, Apply) and n.op.kind == "reduce" for n in operand.walk()
+            ):
+                raise ExprError(f"reduction {name}() may only stand at the root")
+        return self._apply(name, args)
+
+    def _apply(self, name: str, args: list[ast.expr]) -> Node:
+        entry = OPS[name]
+        if len(args) != entry.arity:
+            raise ExprError(f"{name}() takes {entry.arity} operand(s), got {len(args)}")
+        operands = [self.build(arg) for arg in args]
+        operand_dtype = _unify(name, operands)
+        if operand_dtype not in entry.dtypes:
+            raise ExprError(
+                f"op {name} is not defined for {operand_dtype} "
+                f"(defined for: {', '.join(sorted(entry.dtypes))})"
+            )
+        typed = tuple(_retype_const(n, operand_dtype) for n in operands)
+        return Apply(entry.result_dtype or operand_dtype, entry, typed)
+
+
+def _unify(name: str, operands: list[Node]) -> str:
+    """The common dtype of an op's operands; literals adapt, other mismatches are errors."""
+    typed = {n.dtype for n in operands if not isinstance(n, Const)}
+    if len(typed) > 1:
+        raise ExprError(
+            f"type mismatch in {name}: operands are {' and '.join(sorted(typed))}; "
+            "convert one with to_float32() or to_int32()"
+        )
+    if typed:
+        dtype = typed.pop()
+        for n in operands:
+            if (
+                isinstance(n, Const)
+                and isinstance(n.value, float)
+                and dtype in DTYPES
+                and not DTYPES[dtype].is_float
+                and not float(n.value).is_integer()
+            ):
+                raise ExprError(f"type mismatch in {name}: float literal {n.value} in {dtype}")
+        return dtype
+    return "float32" if any(isinstance(n.value, float) for n in operands if isinstance(n, Const)) \
+        else "int32"
+
+
+def _retype_const(node: Node, dtype: str) -> Node:
+    if not isinstance(node, Const) or node.dtype == dtype:
+        return node
+    value = float(node.value) if DTYPES[dtype].is_float else int(node.value)
+    return Const(dtype, value)
+
+
+def reduction_of(root: Node) -> Op | None:
+    """The reduction op at the root of an expression, or None for elementwise kernels."""
+    if isinstance(root, Apply) and root.op.kind == "reduce":
+        return root.op
+    return None
+
+
+def to_text(node: Node) -> str:
+    """A canonical, fully parenthesised rendering, for messages and hashes."""
+    match node:
+        case Input(name=name) | Scalar(name=name):
+            return name
+        case Const(value=value):
+            return repr(value)
+        case Apply(op=entry, args=args):
+            return f"{entry.name}({', '.join(to_text(a) for a in args)})"
+    raise TypeError(node)

@@ -1,0 +1,1 @@
+"""Kernel specs: YAML loading with positions, schema validation, the kernel library."""

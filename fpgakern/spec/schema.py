@@ -1,0 +1,299 @@
+"""The kernel spec schema, as data, and its validation into :class:`Kernel`.
+
+``FIELDS`` is the single description of the format: validation reads it, and
+``docs/spec-format.md`` documents the same table.
+"""
+
+from __future__ import annotations
+
+import difflib
+import keyword
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from fpgakern.errors import SpecError
+from fpgakern.ir import expr
+from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.kernel import Kernel, ScalarArg
+from fpgakern.spec.yamlpos import Located
+
+RUNG_COUNT = 5
+MAX_COMPUTE_UNITS = 16
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key of a kernel spec."""
+
+    name: str
+    kind: str  # for messages and docs: "string", "list of names", ...
+    doc: str
+    required: bool = False
+    category_default: bool = True  # may come from the category's _category.yaml
+
+
+FIELDS: dict[str, Field] = {
+    f.name: f
+    for f in (
+        Field("kernel", "name", "kernel name; must equal the file name", required=True,
+              category_default=False),
+        Field("doc", "string", "one-line description", required=True, category_default=False),
+        Field("mirrors", "string", "the framework operator it mirrors, e.g. torch.add"),
+        Field("inputs", "list of names", "tensor inputs, in argument order", required=True),
+        Field("scalars", "mapping name: default", "scalar arguments with their defaults"),
+        Field("outputs", "list of one name", "the tensor output", required=True),
+        Field("dtypes", "list of dtypes", f"element types ({', '.join(DTYPES)})", required=True),
+        Field("expression", "expression", "what each output element is", required=True,
+              category_default=False),
+        Field("rungs", "list of rungs", "optimisation rungs to build (0-4), default all"),
+        Field("compute_units", "integer", "compute units at rung 3 (multi_cu), default 4"),
+    )
+}
+
+CATEGORY_KEYS = {"doc", "defaults"}
+
+_IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+_CATEGORY = re.compile(r"^[a-z][a-z0-9_]*$")
+
+# Names the generated C++, SystemVerilog and host code use themselves, plus both
+# languages' keywords: a kernel or argument with one of these names would not compile.
+_RESERVED = frozenset(
+    {
+        "n", "size", "interrupt", "clk", "ce", "rst", "reset", "main", "std", "hls", "fk",
+        # C++ keywords (and common macros) not already Python keywords
+        "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "const",
+        "constexpr", "default", "delete", "do", "double", "enum", "explicit", "export",
+        "extern", "float", "friend", "goto", "inline", "int", "long", "mutable", "namespace",
+        "new", "noexcept", "operator", "private", "protected", "public", "register",
+        "short", "signed", "sizeof", "static", "struct", "switch", "template", "this",
+        "throw", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+        "void", "volatile", "while", "int32_t", "uint32_t", "vector", "stream",
+        # SystemVerilog keywords likely to collide
+        "always", "assign", "begin", "bit", "buf", "byte", "cell", "config", "end",
+        "function", "generate", "genvar", "initial", "input", "inout", "integer", "logic",
+        "module", "output", "parameter", "real", "reg", "signal", "string", "task", "time",
+        "type", "wire", "wor", "xor", "and", "or", "not", "nand", "nor", "xnor", "edge",
+        "event", "final", "force", "fork", "join", "ref", "table", "var",
+    }
+    | set(keyword.kwlist)
+)
+_RESERVED_PREFIXES = ("ap_", "s_axi", "m_axi", "fk_", "axi_", "__")
+
+
+def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str:
+    """A name that ends up in C++, SystemVerilog and file paths must be plain and unused."""
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise doc.error(
+            key,
+            f"{name!r} is not a valid name (lower-case letter, then letters, digits or _; "
+            "at most 31 characters)",
+            *path,
+        )
+    if name in _RESERVED or name.startswith(_RESERVED_PREFIXES):
+        raise doc.error(key, f"{name!r} is reserved in the generated C++/SystemVerilog", *path)
+    return name
+
+
+def _names(doc: Located, key: str, value: Any, *, exactly_one: bool = False) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise doc.error(key, "expected a non-empty list of names")
+    if exactly_one and len(value) != 1:
+        raise doc.error(key, f"exactly one output is supported, got {len(value)}")
+    names = tuple(check_identifier(doc, key, v, key, i) for i, v in enumerate(value))
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise doc.error(key, f"{name!r} is listed twice", key, i)
+    return names
+
+
+def _scalars(doc: Located, value: Any) -> tuple[ScalarArg, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise doc.error("scalars", "expected a mapping of name: default value")
+    out = []
+    for name, default in value.items():
+        check_identifier(doc, "scalars", name, "scalars", name)
+        if isinstance(default, bool) or not isinstance(default, int | float):
+            raise doc.error(
+                f"scalars.{name}", f"default must be a number, got {default!r}", "scalars", name
+            )
+        out.append(ScalarArg(name, default))
+    return tuple(out)
+
+
+def _dtypes(doc: Located, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise doc.error("dtypes", f"expected a non-empty list of dtypes ({', '.join(DTYPES)})")
+    for i, name in enumerate(value):
+        if name not in DTYPES:
+            raise doc.error(
+                "dtypes", f"unknown dtype {name!r} (known: {', '.join(DTYPES)})", "dtypes", i
+            )
+        if name in value[:i]:
+            raise doc.error("dtypes", f"{name!r} is listed twice", "dtypes", i)
+    return tuple(value)
+
+
+def _rungs(doc: Located, value: Any) -> tuple[int, ...]:
+    if value is None:
+        return tuple(range(RUNG_COUNT))
+    if not isinstance(value, list) or not value:
+        raise doc.error("rungs", "expected a non-empty list of rung numbers 0-4")
+    for i, rung in enumerate(value):
+        if isinstance(rung, bool) or not isinstance(rung, int) or not 0 <= rung < RUNG_COUNT:
+            raise doc.error("rungs", f"unknown rung {rung!r} (rungs are 0-4)", "rungs", i)
+    return tuple(sorted(set(value)))
+
+
+def _compute_units(doc: Located, value: Any) -> int:
+    if value is None:
+        return 4
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_COMPUTE_UNITS:
+        expected = f"expected an integer 1-{MAX_COMPUTE_UNITS}, got {value!r}"
+        raise doc.error("compute_units", expected)
+    return value
+
+
+def _one_line(doc: Located, key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise doc.error(key, "expected a non-empty one-line string")
+    if "\n" in value.strip():
+        raise doc.error(key, "must be a single line")
+    return value.strip()
+
+
+def _check_keys(doc: Located, data: dict[str, Any], known: dict[str, Field] | set[str]) -> None:
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(key, list(known), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else f" (known: {', '.join(known)})"
+            raise doc.error(key, f"unknown key{hint}")
+
+
+def load_category(doc: Located) -> tuple[str, dict[str, Any]]:
+    """Validate a ``_category.yaml``: returns its doc line and its defaults."""
+    data = doc.value
+    if not isinstance(data, dict):
+        raise SpecError(doc.file, 1, None, "a category file must be a mapping")
+    _check_keys(doc, data, CATEGORY_KEYS)
+    text = _one_line(doc, "doc", data.get("doc", doc.file.parent.name))
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise doc.error("defaults", "expected a mapping of spec keys")
+    allowed = {k: f for k, f in FIELDS.items() if f.category_default}
+    for key in defaults:
+        if key not in allowed:
+            raise doc.error("defaults", f"{key!r} cannot be a category default", "defaults", key)
+    return text, defaults
+
+
+def validate(
+    doc: Located,
+    category: str,
+    defaults: dict[str, Any] | None = None,
+    category_doc: Located | None = None,
+) -> Kernel:
+    """Validate one kernel spec (merged over its category's defaults) into a Kernel."""
+    data = doc.value
+    if not isinstance(data, dict):
+        raise SpecError(doc.file, 1, None, "a kernel spec must be a mapping of keys")
+    _check_keys(doc, data, FIELDS)
+    if not _CATEGORY.match(category):
+        raise SpecError(doc.file, None, None, f"category folder {category!r} is not a valid name")
+    merged = {**(defaults or {}), **data}
+    for f in FIELDS.values():
+        if f.required and f.name not in merged:
+            raise SpecError(doc.file, 1, f.name, "missing required key")
+
+    # A value that came from the category file is reported at that file's line.
+    def source(key: str) -> Located:
+        return doc if key in data or category_doc is None else _Shifted(category_doc, key)
+
+    name = check_identifier(doc, "kernel", merged["kernel"])
+    if name != doc.file.stem:
+        raise doc.error("kernel", f"name {name!r} must match the file name {doc.file.stem!r}")
+    inputs = _names(source("inputs"), "inputs", merged["inputs"])
+    outputs = _names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
+    scalars = _scalars(source("scalars"), merged.get("scalars"))
+    _no_clashes(doc, name, inputs, outputs, scalars)
+    kernel = Kernel(
+        name=name,
+        category=category,
+        doc=_one_line(doc, "doc", merged["doc"]),
+        mirrors=_mirrors(source("mirrors"), merged.get("mirrors")),
+        inputs=inputs,
+        scalars=scalars,
+        outputs=outputs,
+        dtypes=_dtypes(source("dtypes"), merged["dtypes"]),
+        expression=_expression(doc, merged["expression"]),
+        rungs=_rungs(source("rungs"), merged.get("rungs")),
+        compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
+        source=doc.file,
+    )
+    _check_expression(doc, kernel)
+    return kernel
+
+
+class _Shifted(Located):
+    """The category file's positions, for a key whose value the category supplied."""
+
+    def __init__(self, category_doc: Located, key: str) -> None:
+        lines = {k[1:]: v for k, v in category_doc.lines.items() if k[:2] == ("defaults", key)}
+        lines = {(key, *k): v for k, v in lines.items()}
+        super().__init__(category_doc.file, category_doc.value, lines)
+
+
+def _mirrors(doc: Located, value: Any) -> str | None:
+    if value is None:
+        return None
+    text = _one_line(doc, "mirrors", value)
+    if not re.match(r"^[A-Za-z_][\w.]*$", text):
+        raise doc.error("mirrors", f"expected a dotted operator name like torch.add, got {text!r}")
+    return text
+
+
+def _expression(doc: Located, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise doc.error("expression", "expected an expression such as 'a + alpha * b'")
+    return str(value)
+
+
+def _no_clashes(
+    doc: Located,
+    name: str,
+    inputs: tuple[str, ...],
+    outputs: tuple[str, ...],
+    scalars: tuple[ScalarArg, ...],
+) -> None:
+    seen: dict[str, str] = {}
+    for key, names in (("inputs", inputs), ("outputs", outputs),
+                       ("scalars", tuple(s.name for s in scalars))):
+        for arg in names:
+            if arg in seen:
+                raise doc.error(key, f"{arg!r} is already declared in {seen[arg]}")
+            if arg == name:
+                raise doc.error(key, f"argument {arg!r} has the kernel's own name")
+            seen[arg] = key
+
+
+def _check_expression(doc: Located, kernel: Kernel) -> None:
+    for dtype_name in kernel.dtypes:
+        try:
+            root = kernel.graph(dtype_name)
+        except expr.ExprError as err:
+            suffix = f" (for {dtype_name})" if len(kernel.dtypes) > 1 else ""
+            raise doc.error("expression", f"{err}{suffix}") from None
+        if root.dtype not in DTYPES:
+            raise doc.error("expression", f"result is {root.dtype}; outputs must be a dtype of "
+                                          f"{', '.join(DTYPES)}")
+        used = {n.name for n in root.walk() if isinstance(n, expr.Input | expr.Scalar)}
+        for arg in [*kernel.inputs, *(s.name for s in kernel.scalars)]:
+            if arg not in used:
+                raise doc.error("expression", f"{arg!r} is declared but not used")
+
