@@ -1,0 +1,40 @@
+"""Options and helpers shared by several commands."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+
+from fpgakern import paths
+from fpgakern.spec.library import Library
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def load_library(specs: Path | None) -> Library:
+    return Library(specs or paths.specs_dir())
+
+
+def specs_option(func: F) -> F:
+    return click.option(
+        "--specs",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=None,
+        help="Kernel spec folder (default: kernel_specs/ of the project).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")(func)
+
+
+def print_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=False))

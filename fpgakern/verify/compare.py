@@ -1,0 +1,114 @@
+"""Judging results against the reference with each op's accuracy class."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ir.ops import Accuracy
+
+MAX_REPORTED = 5
+_F32_EPS_HALF = 2.0**-24
+_F32_MIN_SUBNORMAL = float(np.finfo(np.float32).smallest_subnormal)
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    index: int
+    expected: np.generic
+    actual: np.generic
+
+    def __str__(self) -> str:
+        return (f"[{self.index}] expected {_show(self.expected)}, got {_show(self.actual)}")
+
+
+@dataclass
+class Verdict:
+    """The outcome of one comparison: passed, and the first mismatches if not."""
+
+    passed: bool
+    compared: int
+    accuracy: str
+    mismatches: list[Mismatch] = field(default_factory=list)
+    mismatch_count: int = 0
+    max_ulp: int = 0
+
+    def summary(self) -> str:
+        if self.passed:
+            extra = f", max {self.max_ulp} ulp" if self.max_ulp else ""
+            return f"{self.compared} values match ({self.accuracy}{extra})"
+        shown = "; ".join(str(m) for m in self.mismatches)
+        return f"{self.mismatch_count} of {self.compared} values differ ({self.accuracy}): {shown}"
+
+
+def _show(value: np.generic) -> str:
+    bits = np.asarray(value).view(f"uint{np.asarray(value).dtype.itemsize * 8}")
+    return f"{value!r} (0x{int(bits):0{np.asarray(value).dtype.itemsize * 2}x})"
+
+
+def ordered_ints(x: np.ndarray) -> np.ndarray:
+    """float32 bit patterns mapped to integers that are monotonic in the float order, so
+    that the difference of two is their distance in ulps (-0 and +0 are one apart)."""
+    bits = x.astype(np.float32).view(np.int32).astype(np.int64)
+    return np.where(bits < 0, -(bits & 0x7FFF_FFFF) - 1, bits)
+
+
+def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    return np.abs(ordered_ints(expected) - ordered_ints(actual))
+
+
+def compare(
+    expected: np.ndarray,
+    actual: np.ndarray,
+    accuracy: Accuracy,
+    reduced: np.ndarray | None = None,
+) -> Verdict:
+    """Compare ``actual`` with ``expected`` under ``accuracy``.
+
+    Any NaN matches any NaN (hardware returns the canonical quiet NaN). For a
+    ``reduction`` accuracy, ``reduced`` holds the values that were reduced, which set the
+    error bound ``len * 2**-24 * sum(|x|)``.
+    """
+    expected = np.asarray(expected)
+    actual = np.asarray(actual)
+    if expected.shape != actual.shape:
+        raise ValueError(f"shape mismatch: expected {expected.shape}, got {actual.shape}")
+    is_float = np.issubdtype(expected.dtype, np.floating)
+    max_ulp = 0
+    if not is_float:
+        bad = expected != actual
+    else:
+        both_nan = np.isnan(expected) & np.isnan(actual)
+        same_bits = expected.view(np.uint32) == actual.view(np.uint32)
+        if accuracy.kind == "exact":
+            bad = ~(both_nan | same_bits)
+        elif accuracy.kind == "ulp":
+            distance = ulp_distance(expected, actual)
+            finite = ~np.isnan(expected) & ~np.isnan(actual)
+            max_ulp = int(distance[finite].max()) if finite.any() else 0
+            bad = ~(both_nan | same_bits | (finite & (distance <= accuracy.ulps)))
+        else:
+            if reduced is None:
+                raise ValueError("a reduction comparison needs the reduced values")
+            magnitude = float(np.sum(np.abs(reduced.astype(np.float64))))
+            bound = reduced.size * _F32_EPS_HALF * magnitude + _F32_MIN_SUBNORMAL
+            with np.errstate(invalid="ignore"):
+                error = np.abs(expected.astype(np.float64) - actual.astype(np.float64))
+                close = np.isfinite(expected) & (error <= bound)
+            bad = ~(both_nan | same_bits | close)
+    where = np.flatnonzero(bad)
+    mismatches = [Mismatch(int(i), expected[i], actual[i]) for i in where[:MAX_REPORTED]]
+    return Verdict(not where.size, expected.size, str(accuracy), mismatches, int(where.size),
+                   max_ulp)
+
+
+def accuracy_of(kernel: Kernel, dtype_name: str) -> Accuracy:
+    """The loosest accuracy class among the ops a kernel applies (exact < ulp < reduction);
+    ulp bounds add up along a chain of inexact ops."""
+    classes = [op.accuracy_for(dtype_name) for op in kernel.ops_used(dtype_name)]
+    if any(a.kind == "reduction" for a in classes):
+        return Accuracy("reduction")
+    ulps = sum(a.ulps for a in classes if a.kind == "ulp")
+    return Accuracy("ulp", ulps) if ulps else Accuracy("exact")
