@@ -148,7 +148,8 @@ def _run(module: str, operands: Sequence[np.ndarray], extra: int,
     arrays = [np.ascontiguousarray(np.asarray(x).reshape(-1)) for x in operands]
     for x in arrays:
         if x.dtype.itemsize != 4:
-            raise ValueError(f"operands must be 32-bit arrays (view float32 as uint32), not {x.dtype}")
+            raise ValueError(
+                f"operands must be 32-bit arrays (view float32 as uint32), not {x.dtype}")
     n = arrays[0].size
     if any(x.size != n for x in arrays):
         raise ValueError("operand arrays differ in length")
@@ -165,7 +166,8 @@ def _run(module: str, operands: Sequence[np.ndarray], extra: int,
             command.append(str(Path(tmp) / "ce.bin"))
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise ToolError(f"simulation of {module} failed: {(done.stderr or done.stdout).strip()}")
+            detail = (done.stderr or done.stdout).strip()
+            raise ToolError(f"simulation of {module} failed: {detail}")
         return np.fromfile(outputs, dtype="<u4").astype(np.uint32)
 
 

@@ -1,0 +1,1 @@
+"""The RTL backend: SystemVerilog kernels and the fk_* operator library in oplib/."""
