@@ -26,11 +26,6 @@ module fk_fp32_div (
   // Special-result codes carried down the pipeline.
   localparam logic [1:0] SP_NONE = 2'd0, SP_NAN = 2'd1, SP_INF = 2'd2, SP_ZERO = 2'd3;
 
-  function automatic logic [4:0] lzc24(input logic [23:0] m);
-    lzc24 = 5'd24;
-    for (int i = 0; i < 24; i++) if (m[i]) lzc24 = 5'(23 - i);
-  endfunction
-
   // ---------------------------------------------------------------- stage 1: classify
   logic [7:0]  ea, eb;
   logic [22:0] fa, fb;
@@ -45,6 +40,10 @@ module fk_fp32_div (
   assign b_inf  = eb == 8'hFF && fb == 23'd0;
   assign a_zero = ea == 8'd0 && fa == 23'd0;
   assign b_zero = eb == 8'd0 && fb == 23'd0;
+
+  logic [4:0]  lza, lzb;
+  fk_lzc #(.W(24)) u_lza (.x({ea != 8'd0, fa}), .count(lza));
+  fk_lzc #(.W(24)) u_lzb (.x({eb != 8'd0, fb}), .count(lzb));
 
   logic [1:0]  sp1;
   always_comb begin
@@ -65,8 +64,8 @@ module fk_fp32_div (
       mb1   <= {eb != 8'd0, fb};
       ea1   <= ea == 8'd0 ? 8'd1 : ea;
       eb1   <= eb == 8'd0 ? 8'd1 : eb;
-      lza1  <= lzc24({ea != 8'd0, fa});
-      lzb1  <= lzc24({eb != 8'd0, fb});
+      lza1  <= lza;
+      lzb1  <= lzb;
       sign1 <= a[31] ^ b[31];
       sp1_q <= sp1;
     end
@@ -133,27 +132,27 @@ module fk_fp32_div (
   assign sh        = !subnormal ? 5'd0 : (sh_full > 11'd26 ? 5'd26 : sh_full[4:0]);
 
   logic [24:0] q17;
-  logic        sticky17, sign17, huge17;
-  logic [7:0]  ebase17;       // exponent field minus one for normals, 0 for subnormals
+  logic        sticky17, sign17;
+  logic [10:0] exp17;         // biased exponent field, 0 for subnormals, >= 255 overflows
   logic [1:0]  sp17;
   always_ff @(posedge clk) begin
     if (ce) begin
       q17      <= quot >> sh;
       sticky17 <= (rem != 24'd0) || ((quot & ~(25'h1FF_FFFF << sh)) != 25'd0);
-      huge17   <= !e16[10] && e16 >= 11'd255;
-      ebase17  <= subnormal ? 8'd0 : e16[7:0] - 8'd1;
+      exp17    <= subnormal ? 11'd0 : e16;
       sign17   <= side[13];
       sp17     <= side[12:11];
     end
   end
 
   // ---------------------------------------------------------------- stage 18: round, pack
-  // {ebase, 23'b0} + significand adds the hidden bit into the exponent field, so a rounding
-  // carry out of the significand lands in the exponent (and 254 overflows to inf) for free.
-  logic        round_up;
-  logic [30:0] packed_mag;
-  assign round_up   = q17[0] && (sticky17 || q17[1]);
-  assign packed_mag = {ebase17, 23'd0} + {7'd0, q17[24:1]} + {30'd0, round_up};
+  // q17 = {hidden, 23 fraction bits, guard}; fk_fp32_round adds the rounding increment to
+  // {exponent, fraction}, so carries into the exponent (and 254 -> inf) come for free.
+  logic [31:0] rounded;
+  fk_fp32_round #(.EW(11)) u_round (
+    .sign(sign17), .exp(exp17), .frac(q17[23:1]), .guard(q17[0]), .sticky(sticky17),
+    .y(rounded)
+  );
 
   always_ff @(posedge clk) begin
     if (ce) begin
@@ -161,8 +160,12 @@ module fk_fp32_div (
         SP_NAN:  y <= 32'h7FC0_0000;
         SP_INF:  y <= {sign17, 31'h7F80_0000};
         SP_ZERO: y <= {sign17, 31'd0};
-        default: y <= huge17 ? {sign17, 31'h7F80_0000} : {sign17, packed_mag};
+        default: y <= rounded;
       endcase
     end
   end
+
+  // The hidden bit is implied by the exponent field.
+  logic unused;
+  assign unused = q17[24];
 endmodule
