@@ -1,0 +1,121 @@
+"""The IP-XACT ``component.xml`` of a kernel's packaged RTL, as ``package_xo`` expects it.
+
+It describes what Vivado's ``ipx::package_project`` records for an RTL kernel
+(``vitis-flow.md`` §2.3): the VLNV (equal to kernel.xml's), the clock, reset and interrupt
+signals, one AXI4 master bus interface per ``m_axi_*`` port, the ``s_axi_control`` slave
+with its register map (CTRL, GIER, IP_IER, IP_ISR, then one register per argument), and
+the RTL files. RTL port names follow the Vitis RTL-kernel convention
+``<interface>_<signal>`` in lower case (``m_axi_gmem0_awvalid``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fpgakern.interface import (
+    CTRL_AP_CONTINUE,
+    CTRL_AP_DONE,
+    CTRL_AP_IDLE,
+    CTRL_AP_READY,
+    CTRL_AP_START,
+    CTRL_AUTO_RESTART,
+    REG_CTRL,
+    REG_GIE,
+    REG_IER,
+    REG_ISR,
+)
+from fpgakern.link._render import render
+from fpgakern.link.kernel_xml import KernelDesc
+
+ADDR_BITS = 64  # Vitis requires 64-bit m_axi addresses
+
+# AXI4 signals a memory-mapped master drives ("out") or receives ("in"); width None means
+# the data width, "strb" the data width / 8.
+AXI4_MASTER_SIGNALS: tuple[tuple[str, str, int | str | None], ...] = (
+    ("AWVALID", "out", 1), ("AWREADY", "in", 1), ("AWADDR", "out", ADDR_BITS),
+    ("AWLEN", "out", 8), ("AWSIZE", "out", 3), ("AWBURST", "out", 2), ("AWCACHE", "out", 4),
+    ("AWPROT", "out", 3), ("WVALID", "out", 1), ("WREADY", "in", 1), ("WDATA", "out", None),
+    ("WSTRB", "out", "strb"), ("WLAST", "out", 1), ("BVALID", "in", 1), ("BREADY", "out", 1),
+    ("BRESP", "in", 2), ("ARVALID", "out", 1), ("ARREADY", "in", 1),
+    ("ARADDR", "out", ADDR_BITS), ("ARLEN", "out", 8), ("ARSIZE", "out", 3),
+    ("ARBURST", "out", 2), ("ARCACHE", "out", 4), ("ARPROT", "out", 3), ("RVALID", "in", 1),
+    ("RREADY", "out", 1), ("RDATA", "in", None), ("RRESP", "in", 2), ("RLAST", "in", 1),
+)
+# AXI4-Lite signals as the control slave sees them ("in" = driven by the host side).
+AXI4LITE_SLAVE_SIGNALS: tuple[tuple[str, str, int | str | None], ...] = (
+    ("AWVALID", "in", 1), ("AWREADY", "out", 1), ("AWADDR", "in", "addr"),
+    ("WVALID", "in", 1), ("WREADY", "out", 1), ("WDATA", "in", None), ("WSTRB", "in", "strb"),
+    ("BVALID", "out", 1), ("BREADY", "in", 1), ("BRESP", "out", 2), ("ARVALID", "in", 1),
+    ("ARREADY", "out", 1), ("ARADDR", "in", "addr"), ("RVALID", "out", 1),
+    ("RREADY", "in", 1), ("RDATA", "out", None), ("RRESP", "out", 2),
+)
+CTRL_FIELDS = (  # (name, bit, access) of the CTRL register, as package_xo scripts declare it
+    ("AP_START", CTRL_AP_START, "read-write"), ("AP_DONE", CTRL_AP_DONE, "read-only"),
+    ("AP_IDLE", CTRL_AP_IDLE, "read-only"), ("AP_READY", CTRL_AP_READY, "read-only"),
+    ("AP_CONTINUE", CTRL_AP_CONTINUE, "read-write"),
+    ("AUTO_RESTART", CTRL_AUTO_RESTART, "read-write"),
+)
+
+
+@dataclass(frozen=True)
+class Signal:
+    name: str
+    direction: str  # in / out
+    width: int
+
+
+@dataclass(frozen=True)
+class BusInterface:
+    name: str
+    mode: str  # master / slave
+    data_width: int
+    signals: tuple[tuple[str, Signal], ...]  # (logical AXI name, RTL port)
+
+
+@dataclass(frozen=True)
+class Register:
+    name: str
+    offset: int
+    size: int  # bits
+    description: str
+    fields: tuple[tuple[str, int, str], ...] = ()  # (name, bit offset, access)
+    bus: str | None = None  # ASSOCIATED_BUSIF of a pointer register
+
+
+def _bus(name: str, mode: str, width: int, addr_bits: int) -> BusInterface:
+    table = AXI4_MASTER_SIGNALS if mode == "master" else AXI4LITE_SLAVE_SIGNALS
+    signals = []
+    for logical, direction, w in table:
+        bits = {None: width, "strb": width // 8, "addr": addr_bits}.get(w, w)  # type: ignore[arg-type]
+        signals.append((logical, Signal(f"{name}_{logical.lower()}", direction, int(bits))))
+    return BusInterface(name, mode, width, tuple(signals))
+
+
+def registers(kernel: KernelDesc) -> tuple[Register, ...]:
+    chain = kernel.hw_control_protocol == "ap_ctrl_chain"  # only chain has ap_continue
+    ctrl = tuple((name, mask.bit_length() - 1, access) for name, mask, access in CTRL_FIELDS
+                 if chain or mask != CTRL_AP_CONTINUE)
+    regs = [
+        Register("CTRL", REG_CTRL, 32, "Control signals", ctrl),
+        Register("GIER", REG_GIE, 32, "Global Interrupt Enable Register"),
+        Register("IP_IER", REG_IER, 32, "IP Interrupt Enable Register"),
+        Register("IP_ISR", REG_ISR, 32, "IP Interrupt Status Register"),
+    ]
+    for a in kernel.args:
+        if a.address_qualifier in (0, 1):
+            regs.append(Register(a.name, a.offset, a.size * 8, f"argument {a.id}: {a.type}",
+                                 bus=a.port if a.is_memory else None))
+    return tuple(regs)
+
+
+def component_xml(kernel: KernelDesc, rtl_files: list[str]) -> str:
+    """component.xml for ``kernel``; ``rtl_files`` are paths relative to the IP folder."""
+    vendor, library, name, version = kernel.vlnv.split(":")
+    control_range = kernel.control_range or 0x1000
+    buses = [_bus(p.name, p.mode, p.data_width, (control_range - 1).bit_length())
+             for p in kernel.ports if p.mode in ("master", "slave")]
+    return render(
+        "component.xml.j2", vendor=vendor, library=library, name=name, version=version,
+        kernel=kernel, buses=buses, registers=registers(kernel), control_range=control_range,
+        addr_bits=ADDR_BITS, files=sorted(rtl_files),
+    )
