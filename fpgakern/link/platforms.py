@@ -1,0 +1,208 @@
+"""Target platforms as data: one YAML file per card under ``fpgakern/link/platforms/``.
+
+A platform lists its memory banks (MEM_TOPOLOGY order: the index of a bank is its
+``mem_data_index`` in CONNECTIVITY), its clocks, the address window where CUs' control
+registers go, and the limits the linker checks: CUs per design, AXI masters per bank.
+``--platform`` takes a bundled name or the path of such a YAML file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fpgakern.errors import UsageError
+from fpgakern.link.sections import CLOCK_TYPE_IDS, MAX_INTERRUPT_ID, MEM_TYPE_IDS
+from fpgakern.spec import yamlpos
+
+PLATFORMS_DIR = Path(__file__).resolve().parent / "platforms"
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)i?B?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+# "DDR[1]", "HBM[0:31]", and the older "bank0" / "PLRAM3" spellings v++ also accepts
+_BANK_REF = re.compile(r"^(?P<family>[A-Za-z_]+)\[(?P<lo>\d+)(?::(?P<hi>\d+))?\]$")
+_BANK_SHORT = re.compile(r"^(?P<family>[A-Za-z_]+?)(?P<index>\d+)$")
+# PYNQ's parser knows memory types 0..9 only (MEM_HOST=10 makes it fail): refuse the rest.
+PYNQ_MAX_MEM_TYPE = 9
+
+
+@dataclass(frozen=True)
+class Bank:
+    index: int  # position in MEM_TOPOLOGY
+    tag: str
+    type: int
+    size: int  # bytes
+    base: int
+    family: str
+    default: bool  # takes CUs whose ports no sp= places
+
+    @property
+    def size_kb(self) -> int:
+        return self.size // 1024
+
+
+@dataclass(frozen=True)
+class Clock:
+    name: str
+    type: int
+    mhz: int
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    description: str
+    vbnv: str
+    vitis_platform: str
+    vendor: str
+    board_id: str
+    board: dict[str, str]
+    fpga_device: str
+    host_architecture: str
+    clocks: tuple[Clock, ...]
+    cu_base: int
+    cu_stride: int
+    cu_window: int
+    max_compute_units: int
+    max_ports_per_bank: int
+    slrs: tuple[str, ...]
+    banks: tuple[Bank, ...]
+    resources: dict[str, int]
+    source: Path
+
+    @property
+    def cu_capacity(self) -> int:
+        """CUs the design can hold: the platform limit, the address window, and the
+        7-bit interrupt id of IP_LAYOUT."""
+        return min(self.max_compute_units, self.cu_window // self.cu_stride,
+                   MAX_INTERRUPT_ID + 1)
+
+    @property
+    def default_banks(self) -> tuple[Bank, ...]:
+        return tuple(b for b in self.banks if b.default) or self.banks[:1]
+
+    def resolve_banks(self, ref: str) -> tuple[Bank, ...]:
+        """The banks an sp= target names: ``DDR[0]``, ``HBM[0:3]``, a tag, or ``PLRAM3``."""
+        ref = ref.strip()
+        exact = [b for b in self.banks if b.tag.lower() == ref.lower()]
+        if exact:
+            return tuple(exact)
+        m = _BANK_REF.match(ref)
+        short = None if m else _BANK_SHORT.match(ref)
+        if m or short:
+            family = (m or short)["family"].upper()  # type: ignore[index]
+            lo = int(m["lo"]) if m else int(short["index"])  # type: ignore[index]
+            hi = int(m["hi"]) if m and m["hi"] else lo
+            members = [b for b in self.banks if b.family.upper() == family]
+            if lo <= hi < len(members):
+                return tuple(members[lo:hi + 1])
+        known = ", ".join(_summarize(self.banks))
+        raise UsageError(f"platform {self.name} has no memory {ref!r} (it has: {known})")
+
+
+def _summarize(banks: tuple[Bank, ...]) -> list[str]:
+    """``DDR[0:3], PLRAM[0:3]`` rather than every tag."""
+    out: list[str] = []
+    by_family: dict[str, list[Bank]] = {}
+    for b in banks:
+        by_family.setdefault(b.family, []).append(b)
+    for family, members in by_family.items():
+        if len(members) > 1 and all(b.tag == f"{family}[{i}]" for i, b in enumerate(members)):
+            out.append(f"{family}[0:{len(members) - 1}]")
+        else:
+            out.extend(b.tag for b in members)
+    return out
+
+
+def parse_size(value: Any) -> int:
+    """Bytes from an integer or ``"16G"`` / ``"512 MiB"`` (binary units)."""
+    if isinstance(value, int) and value >= 0:
+        return value
+    m = _SIZE.match(str(value))
+    if not m:
+        raise ValueError(f"{value!r} is not a size (write e.g. 16G, 512M, 128K)")
+    return int(m[1]) * _UNITS[m[2].upper()]
+
+
+def available() -> list[str]:
+    return sorted(p.stem for p in PLATFORMS_DIR.glob("*.yaml"))
+
+
+def load(name_or_path: str | Path) -> Platform:
+    """A platform by bundled name (``u250``) or by the path of its YAML file."""
+    path = Path(name_or_path)
+    if path.suffix not in (".yaml", ".yml"):
+        path = PLATFORMS_DIR / f"{name_or_path}.yaml"
+        if not path.is_file():
+            raise UsageError(f"unknown platform {name_or_path!r} (bundled: "
+                             f"{', '.join(available())}; or give a platform .yaml path)")
+    elif not path.is_file():
+        raise UsageError(f"{path}: platform file not found")
+    return _from_doc(yamlpos.load(path))
+
+
+def _from_doc(doc: yamlpos.Located) -> Platform:
+    v = doc.value
+    if not isinstance(v, dict):
+        raise doc.error("platform", "expected a mapping at the top level")
+
+    def need(key: str, kind: type | tuple[type, ...] = str, where: dict | None = None,
+             *path: str | int) -> Any:
+        src = v if where is None else where
+        if key not in src:
+            raise doc.error(key, "missing", *path, key)
+        if not isinstance(src[key], kind):
+            raise doc.error(key, f"expected {getattr(kind, '__name__', kind)}", *path, key)
+        return src[key]
+
+    banks: list[Bank] = []
+    for i, group in enumerate(need("memories", list)):
+        if not isinstance(group, dict):
+            raise doc.error("memories", "each entry must be a mapping", "memories", i)
+        type_name = need("type", str, group, "memories", i)
+        if MEM_TYPE_IDS.get(type_name, 99) > PYNQ_MAX_MEM_TYPE:
+            raise doc.error("type", f"{type_name!r}: use one of "
+                            f"{', '.join(list(MEM_TYPE_IDS)[:PYNQ_MAX_MEM_TYPE + 1])}",
+                            "memories", i, "type")
+        try:
+            size = parse_size(need("size", (str, int), group, "memories", i))
+            base = parse_size(group.get("base", 0))
+            stride = parse_size(group.get("stride", 0))
+        except ValueError as err:
+            raise doc.error("memories", str(err), "memories", i) from None
+        if "tags" in group:
+            tags = [str(t) for t in group["tags"]]
+            family = ""
+        else:
+            family = need("family", str, group, "memories", i)
+            tags = [f"{family}[{n}]" for n in range(int(group.get("count", 1)))]
+        for n, tag in enumerate(tags):
+            if len(tag.encode()) > 15:
+                raise doc.error("memories", f"tag {tag!r} is longer than m_tag's 15 bytes",
+                                "memories", i)
+            banks.append(Bank(len(banks), tag, MEM_TYPE_IDS[type_name], size, base + n * stride,
+                              family or tag, bool(group.get("default", False))))
+    clocks = []
+    for i, c in enumerate(need("clocks", list)):
+        if c.get("type") not in CLOCK_TYPE_IDS:
+            raise doc.error("type", f"clock type must be one of {', '.join(CLOCK_TYPE_IDS)}",
+                            "clocks", i, "type")
+        clocks.append(Clock(str(c["name"]), CLOCK_TYPE_IDS[c["type"]], int(c["mhz"])))
+    cu = need("cu_address", dict)
+    board = need("board", dict)
+    return Platform(
+        name=need("name"), description=str(v.get("description", "")), vbnv=need("vbnv"),
+        vitis_platform=str(v.get("vitis_platform", v["vbnv"])),
+        vendor=str(v.get("vendor", "")), board_id=str(v.get("board_id", v["name"])),
+        board={k: str(x) for k, x in board.items()}, fpga_device=str(v.get("fpga_device", "")),
+        host_architecture=str(v.get("host_architecture", "x86_64")), clocks=tuple(clocks),
+        cu_base=int(need("base", int, cu, "cu_address")),
+        cu_stride=int(need("stride", int, cu, "cu_address")),
+        cu_window=int(need("window", int, cu, "cu_address")),
+        max_compute_units=int(need("max_compute_units", int)),
+        max_ports_per_bank=int(need("max_ports_per_bank", int)),
+        slrs=tuple(str(s) for s in v.get("slrs") or ()), banks=tuple(banks),
+        resources={k: int(x) for k, x in (v.get("resources") or {}).items()},
+        source=doc.file,
+    )
