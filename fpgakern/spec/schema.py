@@ -61,6 +61,11 @@ _CATEGORY = re.compile(r"^[a-z][a-z0-9_]*$")
 _RESERVED = frozenset(
     {
         "n", "size", "interrupt", "clk", "ce", "rst", "reset", "main", "std", "hls", "fk",
+        # locals and helpers of the generated kernels and testbenches
+        "i", "k", "l", "acc", "base", "len", "slot", "partial", "value", "column", "result",
+        "count", "words", "element", "load", "store", "compute", "reduce", "cu", "first",
+        "share", "elements", "combine_tree", "lane_total", "word_t", "in", "ok",
+        "result_file", "read_exact", "run_case",
         # C++ keywords (and common macros) not already Python keywords
         "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "const",
         "constexpr", "default", "delete", "do", "double", "enum", "explicit", "export",
@@ -79,6 +84,8 @@ _RESERVED = frozenset(
     | set(keyword.kwlist)
 )
 _RESERVED_PREFIXES = ("ap_", "s_axi", "m_axi", "fk_", "axi_", "__")
+# Generated code derives names from argument names with these suffixes.
+_RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path")
 
 
 def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str:
@@ -90,7 +97,9 @@ def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str
             "at most 31 characters)",
             *path,
         )
-    if name in _RESERVED or name.startswith(_RESERVED_PREFIXES):
+    if name in _RESERVED or name.startswith(_RESERVED_PREFIXES) or name.endswith(
+        _RESERVED_SUFFIXES
+    ):
         raise doc.error(key, f"{name!r} is reserved in the generated C++/SystemVerilog", *path)
     return name
 

@@ -1,0 +1,117 @@
+"""Spelling the kernel IR in C++: literals, expressions and the names templates use."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from fpgakern.interface import Arg, KernelInterface
+from fpgakern.ir import expr
+from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.ops import OPS
+from fpgakern.ladder import Plan
+
+
+def literal(value: float | int, dtype_name: str) -> str:
+    """A C++ literal that denotes exactly ``value`` in ``dtype_name``."""
+    if not DTYPES[dtype_name].is_float:
+        value = int(value)
+        return {-(2**31): "fk::kInt32Min", 2**31 - 1: "fk::kInt32Max"}.get(value, str(value))
+    f = np.float32(value)
+    if math.isinf(f):
+        return "fk::kFloatInf" if f > 0 else "-fk::kFloatInf"
+    if math.isnan(f):
+        raise ValueError("NaN literals are not supported")
+    sign = "-" if np.signbit(f) else ""
+    magnitude = np.abs(f)
+    if magnitude == 0 or 1e-4 <= magnitude < 1e7:
+        text = np.format_float_positional(magnitude, unique=True)
+    else:
+        text = np.format_float_scientific(magnitude, unique=True, exp_digits=1)
+    # numpy writes "1." and "1.e-05"; C++ wants a digit after the point.
+    text = text.replace(".e", ".0e")
+    text = text + "0" if text.endswith(".") else text
+    return f"{sign}{text}f"
+
+
+def expression(node: expr.Node, names: dict[str, str]) -> str:
+    """C++ for ``node``; ``names`` maps input and scalar names to their C spelling."""
+    match node:
+        case expr.Input(name=name) | expr.Scalar(name=name):
+            return names[name]
+        case expr.Const(value=value):
+            return literal(value, node.dtype)
+        case expr.Apply(op=entry, args=args):
+            return entry.hls_call(*(expression(a, names) for a in args))
+    raise TypeError(node)
+
+
+@dataclass(frozen=True)
+class CSpelling:
+    """The C++ names and snippets a kernel's templates are written in terms of."""
+
+    plan: Plan
+    iface: KernelInterface
+
+    @property
+    def T(self) -> str:  # noqa: N802 - the element type, named as in C++ templates
+        return self.plan.dtype.ctype
+
+    @property
+    def W(self) -> str:  # noqa: N802 - the memory word type
+        return "word_t" if self.plan.lanes > 1 else self.T
+
+    @property
+    def output(self) -> str:
+        return self.plan.kernel.output
+
+    @property
+    def element_name(self) -> str:
+        return "element"
+
+    @property
+    def element_params(self) -> str:
+        kernel = self.plan.kernel
+        return ", ".join(f"{self.T} {n}" for n in [*kernel.inputs, *(s.name for s in
+                                                                     kernel.scalars)])
+
+    @property
+    def element_expr(self) -> str:
+        body = self.plan.kernel.elementwise_body(self.plan.dtype.name)
+        return expression(body, {n: n for n in self._names()})
+
+    def element_call(self, suffix: str) -> str:
+        """A call of the element function on each input spelled ``<input><suffix>``."""
+        kernel = self.plan.kernel
+        args = [f"{n}{suffix}" for n in kernel.inputs] + [s.name for s in kernel.scalars]
+        return f"{self.element_name}({', '.join(args)})"
+
+    def param(self, arg: Arg) -> str:
+        if arg.kind == "scalar":
+            return f"{self.T if arg.name != 'n' else 'int'} {arg.name}"
+        reduced_output = self.plan.kernel.is_reduction and arg.direction == "out"
+        word = self.T if reduced_output else self.W
+        const = "const " if arg.direction == "in" else ""
+        return f"{const}{word}* {arg.name}"
+
+    def signature(self, end: str) -> str:
+        """The kernel's C signature, one parameter a line, followed by ``end``."""
+        params = ",\n".join(f"    {self.param(arg)}" for arg in self.iface.args)
+        return f'extern "C" void {self.plan.top}(\n{params}){end}'
+
+    def combine(self, left: str, right: str) -> str:
+        reduction = self.plan.kernel.reduction
+        assert reduction is not None and reduction.combine is not None
+        return OPS[reduction.combine].hls_call(left, right)
+
+    @property
+    def identity(self) -> str:
+        reduction = self.plan.kernel.reduction
+        assert reduction is not None
+        return literal(reduction.identity[self.plan.dtype.name], self.plan.dtype.name)
+
+    def _names(self) -> list[str]:
+        kernel = self.plan.kernel
+        return [*kernel.inputs, *(s.name for s in kernel.scalars)]

@@ -1,0 +1,152 @@
+"""C simulation: compile the generated HLS C++ with g++ and judge it against numpy.
+
+The kernel and its testbench compile with warnings as errors against fpgakern's open
+stand-ins for the Vitis headers (``hls_templates/csim``). Two flags pin down semantics
+the real HLS flow has by construction: ``-fwrapv`` (HLS integers wrap like the hardware)
+and ``-ffp-contract=off`` (no fused multiply-add the expression did not ask for).
+``-Wno-unknown-pragmas`` and ``-Wno-unused-label`` let g++ ignore what is there for
+HLS only: ``#pragma HLS`` lines and the loop labels that name loops in HLS reports.
+Compiled testbenches are cached by the hash of everything that goes into them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from fpgakern import paths
+from fpgakern.backends.hls import HlsSources
+from fpgakern.errors import ToolError
+from fpgakern.ladder import Plan
+from fpgakern.util.files import sha256_text
+from fpgakern.verify import compare, reference, tools
+from fpgakern.verify.stimulus import Case
+
+CXXFLAGS = (
+    "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
+    "-Wno-unused-label", "-fwrapv", "-ffp-contract=off",
+)
+
+
+@dataclass
+class CaseResult:
+    label: str
+    size: int
+    verdict: compare.Verdict
+
+    def to_json(self) -> dict[str, object]:
+        return {"label": self.label, "size": self.size, "passed": self.verdict.passed,
+                "detail": self.verdict.summary()}
+
+
+@dataclass
+class CsimResult:
+    passed: bool
+    cases: list[CaseResult] = field(default_factory=list)
+    error: str | None = None
+
+    def summary(self) -> str:
+        if self.error:
+            return self.error
+        failed = [c for c in self.cases if not c.verdict.passed]
+        if not failed:
+            return f"{len(self.cases)} cases pass"
+        first = failed[0]
+        return f"{len(failed)} of {len(self.cases)} cases fail; {first.label}: " \
+               f"{first.verdict.summary()}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"passed": self.passed, "summary": self.summary(),
+                "cases": [c.to_json() for c in self.cases]}
+
+
+def csim_include_dir() -> Path:
+    return paths.data_dir("hls_templates") / "csim"
+
+
+def _compiler_identity(compiler: str) -> str:
+    return tools.tool_version([compiler, "--version"]) or compiler
+
+
+def compile_testbench(sources: HlsSources) -> Path:
+    """The testbench executable for ``sources``, compiled once per content hash."""
+    compiler = tools.cxx()
+    include = csim_include_dir()
+    inputs = [sources.kernel, sources.testbench, *sources.headers,
+              *sorted(include.glob("*.h"))]
+    key = sha256_text(_compiler_identity(compiler), *CXXFLAGS,
+                      *(p.name + "\n" + p.read_text() for p in inputs))
+    target_dir = paths.cache_dir() / "csim" / key[:24]
+    binary = target_dir / "testbench"
+    if binary.exists():
+        return binary
+    target_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target_dir.parent))
+    try:
+        command = [compiler, *CXXFLAGS, "-I", str(sources.kernel.parent), "-I", str(include),
+                   str(sources.kernel), str(sources.testbench), "-o", str(staging / "testbench")]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            errors = [line for line in lines if "error" in line] or lines
+            raise ToolError(f"g++ failed on {sources.kernel.name}: "
+                            + (errors[0] if errors else f"exit {done.returncode}"))
+        try:
+            os.rename(staging, target_dir)  # atomic; loses the race harmlessly
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return binary
+
+
+def write_case(case: Case, plan: Plan, path: Path) -> None:
+    """The testbench's case file: int32 n, the scalars, then each input's elements."""
+    element = plan.dtype.numpy
+    parts = [np.int32(case.size).tobytes()]
+    parts += [np.asarray(case.scalars[s.name], dtype=element).tobytes()
+              for s in plan.kernel.scalars]
+    parts += [np.ascontiguousarray(case.tensors[name], dtype=element).tobytes()
+              for name in plan.kernel.inputs]
+    path.write_bytes(b"".join(parts))
+
+
+def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path) -> CsimResult:
+    """Compile (or reuse) the testbench, run every case, compare with the reference."""
+    try:
+        binary = compile_testbench(sources)
+    except ToolError as err:
+        return CsimResult(False, error=str(err))
+    work_dir.mkdir(parents=True, exist_ok=True)
+    argv = [str(binary)]
+    for i, case in enumerate(cases):
+        write_case(case, plan, work_dir / f"case{i}.bin")
+        argv += [str(work_dir / f"case{i}.bin"), str(work_dir / f"out{i}.bin")]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    (work_dir / "csim.log").write_text(done.stdout + done.stderr)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        reason = lines[0] if lines else f"exit code {done.returncode}"
+        return CsimResult(False, error=f"testbench failed: {reason}")
+    dtype_name = plan.dtype.name
+    accuracy = compare.accuracy_of(plan.kernel, dtype_name)
+    out_dtype = plan.kernel.output_dtype(dtype_name).numpy
+    results = []
+    for i, case in enumerate(cases):
+        actual = np.fromfile(work_dir / f"out{i}.bin", dtype=out_dtype)
+        expected = reference.expected_output(plan.kernel, dtype_name, case)
+        reduced = (reference.reduction_operand(plan.kernel, dtype_name, case)
+                   if plan.kernel.is_reduction else None)
+        if actual.shape != expected.shape:
+            verdict = compare.Verdict(False, expected.size, str(accuracy), mismatch_count=1)
+            verdict.mismatches = []
+        else:
+            verdict = compare.compare(expected, actual, accuracy, reduced)
+        results.append(CaseResult(case.label, case.size, verdict))
+    return CsimResult(all(r.verdict.passed for r in results), results)

@@ -1,0 +1,21 @@
+// hls_math.h stand-in for C simulation with a stock g++.
+//
+// Vitis HLS ships hls_math.h with synthesizable implementations; it has no open release.
+// For csim, the functions the generated kernels use map to <cmath> for float. Real Vitis
+// builds use the vendor header instead of this one.
+#ifndef FPGAKERN_CSIM_HLS_MATH_H
+#define FPGAKERN_CSIM_HLS_MATH_H
+
+#include <cmath>
+
+namespace hls {
+
+inline float exp(float x) { return std::exp(x); }
+inline float sqrt(float x) { return std::sqrt(x); }
+inline float fabs(float x) { return std::fabs(x); }
+inline bool signbit(float x) { return std::signbit(x); }
+inline float nan(const char* tag) { return std::nanf(tag); }
+
+}  // namespace hls
+
+#endif  // FPGAKERN_CSIM_HLS_MATH_H
