@@ -1,0 +1,252 @@
+"""The link step: kernels + platform + config -> a design of placed compute units.
+
+What v++ decides at link time and records in the xclbin, decided here the same way:
+
+* CUs per kernel from ``nk=`` (default: the kernel's own count, N for rung-3 plans, else 1),
+  named ``<kernel>_1 .. <kernel>_N`` unless nk lists names;
+* control base addresses in the platform's CU window, one ``stride`` apart, in link order
+  (IP_LAYOUT is sorted by base address, so that order is also the IP_LAYOUT index);
+* interrupt ids 0, 1, 2 ... in the same order;
+* memory banks per m_axi interface from ``sp=``; interfaces no sp= places go to the
+  platform's default banks, one bank per CU in turn (CU i -> default bank i mod n), so the
+  N CUs of a rung-3 kernel each get their own bank where the card has enough. (v++
+  itself would put every unplaced interface on one bank: fpgakern's default differs on
+  purpose, and the config it hands a real v++ spells every sp= out.)
+
+Fit checks raise a UsageError that says what to change: too many CUs for the platform,
+more AXI masters on one bank than it takes, unknown CUs, ports, banks or SLRs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from fpgakern.errors import UsageError
+from fpgakern.link.config import LinkConfig, Nk, Slr, Sp, StreamConnect
+from fpgakern.link.kernel_xml import KernelDesc
+from fpgakern.link.platforms import Bank, Platform
+
+TARGETS = ("hw", "hw_emu", "sw_emu")
+
+
+@dataclass(frozen=True)
+class LinkInput:
+    """One kernel to link, with where it came from (for messages and for v++)."""
+
+    kernel: KernelDesc
+    compute_units: int = 1  # the default nk
+    config: LinkConfig = field(default_factory=LinkConfig)  # e.g. a rung-3 build's link.cfg
+    origin: str = ""  # "binary_ops/add@opt3:float32" or the .xo path
+    xo: str | None = None  # the .xo file, when one exists (v++ needs it)
+
+
+@dataclass(frozen=True)
+class ComputeUnit:
+    kernel: KernelDesc
+    name: str
+    base: int
+    interrupt_id: int
+    port_banks: tuple[tuple[str, tuple[Bank, ...]], ...]  # m_axi interface -> its banks
+    slr: str | None = None
+
+    @property
+    def ip_name(self) -> str:
+        return f"{self.kernel.name}:{self.name}"
+
+    def banks_of_port(self, port: str) -> tuple[Bank, ...]:
+        for name, banks in self.port_banks:
+            if name.lower() == port.lower():
+                return banks
+        return ()
+
+
+@dataclass(frozen=True)
+class Design:
+    platform: Platform
+    target: str
+    inputs: tuple[LinkInput, ...]
+    cus: tuple[ComputeUnit, ...]  # sorted by base address: the IP_LAYOUT order
+    streams: tuple[StreamConnect, ...]
+    extra_config: tuple[tuple[str, str, str], ...] = ()  # non-connectivity lines for v++
+
+    @property
+    def kernels(self) -> tuple[KernelDesc, ...]:
+        return tuple(i.kernel for i in self.inputs)
+
+    def cus_of(self, kernel: KernelDesc) -> tuple[ComputeUnit, ...]:
+        return tuple(cu for cu in self.cus if cu.kernel.name == kernel.name)
+
+    @property
+    def used_banks(self) -> set[int]:
+        return {b.index for cu in self.cus for _, banks in cu.port_banks for b in banks}
+
+    def to_config(self) -> LinkConfig:
+        """Every decision as a v++ config: nk per kernel, sp per CU interface, slr."""
+        nk = tuple(Nk(k.name, len(self.cus_of(k)), ()) if _default_names(self.cus_of(k))
+                   else Nk(k.name, len(self.cus_of(k)), tuple(c.name for c in self.cus_of(k)))
+                   for k in self.kernels)
+        sp = tuple(Sp(cu.name, port, _bank_ref(banks))
+                   for cu in self.cus for port, banks in cu.port_banks)
+        slr = tuple(Slr(cu.name, cu.slr) for cu in self.cus if cu.slr)
+        return LinkConfig(nk, sp, slr, self.streams, self.extra_config)
+
+
+def _default_names(cus: tuple[ComputeUnit, ...]) -> bool:
+    return all(cu.name == f"{cu.kernel.name}_{i}" for i, cu in enumerate(cus, 1))
+
+
+def _bank_ref(banks: tuple[Bank, ...]) -> str:
+    """``DDR[0]`` or the range ``HBM[0:3]`` v++ reads back."""
+    if len(banks) == 1:
+        return banks[0].tag
+    family = banks[0].family
+    index = [b.tag[len(family) + 1:-1] for b in (banks[0], banks[-1])]
+    return f"{family}[{index[0]}:{index[1]}]"
+
+
+def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None = None,
+         target: str = "hw") -> Design:
+    """Place the CUs of ``inputs`` on ``platform``; ``config`` (the user's) overrides the
+    per-kernel configs the inputs carry."""
+    if target not in TARGETS:
+        raise UsageError(f"unknown target {target!r} (targets: {', '.join(TARGETS)})")
+    if not inputs:
+        raise UsageError("nothing to link: name at least one kernel or .xo")
+    _check_unique_kernels(inputs)
+    merged = LinkConfig()
+    for item in inputs:
+        merged = merged.merged(item.config)
+    merged = merged.merged(config or LinkConfig())
+    names = {i.kernel.name for i in inputs}
+    for nk in merged.nk:
+        if nk.kernel not in names:
+            raise UsageError(f"{nk.where or 'nk'}: nk names kernel {nk.kernel!r}, which is "
+                             f"not being linked (linking: {', '.join(sorted(names))})")
+
+    placed: list[tuple[KernelDesc, str]] = []
+    for item in inputs:
+        nk = merged.nk_for(item.kernel.name)
+        cu_names = nk.cu_names if nk else Nk(item.kernel.name, item.compute_units, ()).cu_names
+        placed += [(item.kernel, name) for name in cu_names]
+    duplicates = [n for n, c in Counter(n for _, n in placed).items() if c > 1]
+    if duplicates:
+        raise UsageError(f"CU name {duplicates[0]!r} is used twice: give distinct nk names")
+    if len(placed) > platform.cu_capacity:
+        raise UsageError(f"{len(placed)} compute units do not fit platform {platform.name}, "
+                         f"which takes at most {platform.cu_capacity}: lower nk counts or "
+                         "link fewer kernels")
+
+    cu_kernels = {name: kernel for kernel, name in placed}
+    port_sp = _resolve_sp(merged.sp, cu_kernels, platform)
+    slrs = _resolve_slr(merged, cu_kernels, platform)
+    defaults = platform.default_banks
+    cus = []
+    for i, (kernel, name) in enumerate(placed):
+        default = (defaults[i % len(defaults)],)
+        port_banks = tuple((p.name, port_sp.get((name, p.name.lower()), default))
+                           for p in kernel.masters)
+        cus.append(ComputeUnit(kernel, name, platform.cu_base + i * platform.cu_stride, i,
+                               port_banks, slrs.get(name)))
+    _check_bank_fit(cus, platform)
+    streams = tuple(_check_stream(s, cu_kernels) for s in merged.stream_connect)
+    return Design(platform, target, tuple(inputs), tuple(sorted(cus, key=lambda c: c.base)),
+                  streams, merged.other)
+
+
+def _check_unique_kernels(inputs: list[LinkInput]) -> None:
+    seen: dict[str, str] = {}
+    for item in inputs:
+        name = item.kernel.name
+        if name in seen:
+            raise UsageError(f"kernel {name} is named twice ({seen[name]} and {item.origin}): "
+                             "an xclbin holds one kernel per name; use nk= for more CUs")
+        seen[name] = item.origin or name
+
+
+def _resolve_sp(sps: tuple[Sp, ...], cu_kernels: dict[str, KernelDesc],
+                platform: Platform) -> dict[tuple[str, str], tuple[Bank, ...]]:
+    """sp= lines -> {(cu, m_axi interface in lower case): banks}."""
+    out: dict[tuple[str, str], tuple[Bank, ...]] = {}
+    origin: dict[tuple[str, str], Sp] = {}
+    for sp in sps:
+        where = sp.where or "sp"
+        kernel = cu_kernels.get(sp.cu)
+        if kernel is None:
+            raise UsageError(f"{where}: sp={sp.cu}.{sp.port}: no CU {sp.cu!r} "
+                             f"(CUs: {', '.join(cu_kernels)})")
+        port = _memory_port(kernel, sp, where)
+        try:
+            banks = platform.resolve_banks(sp.memory)
+        except UsageError as err:
+            raise UsageError(f"{where}: {err}") from None
+        key = (sp.cu, port.lower())
+        if key in out and out[key] != banks:
+            first = origin[key]
+            raise UsageError(f"{where}: sp={sp.cu}.{sp.port}:{sp.memory} conflicts with "
+                             f"sp={first.cu}.{first.port}:{first.memory} ({first.where}): "
+                             f"both place interface {port}")
+        out[key], origin[key] = banks, sp
+    return out
+
+
+def _memory_port(kernel: KernelDesc, sp: Sp, where: str) -> str:
+    """The m_axi interface an sp= target names: the interface itself or an argument on it."""
+    port = kernel.port(sp.port)
+    if port is not None and port.mode == "master":
+        return port.name
+    for arg in kernel.args:
+        if arg.name == sp.port:
+            if not arg.is_memory:
+                raise UsageError(f"{where}: sp={sp.cu}.{sp.port}: argument {arg.name!r} of "
+                                 f"{kernel.name} is a scalar, not a memory pointer")
+            return arg.port
+    choices = [a.name for a in kernel.memory_args] + [p.name for p in kernel.masters]
+    raise UsageError(f"{where}: sp={sp.cu}.{sp.port}: {kernel.name} has no memory argument "
+                     f"or m_axi interface {sp.port!r} (it has: {', '.join(choices)})")
+
+
+def _resolve_slr(config: LinkConfig, cu_kernels: dict[str, KernelDesc],
+                 platform: Platform) -> dict[str, str]:
+    out = {}
+    for s in config.slr:
+        if s.cu not in cu_kernels:
+            raise UsageError(f"{s.where or 'slr'}: slr={s.cu}:{s.slr}: no CU {s.cu!r}")
+        if s.slr not in platform.slrs:
+            have = ", ".join(platform.slrs) or "none"
+            raise UsageError(f"{s.where or 'slr'}: platform {platform.name} has no {s.slr} "
+                             f"(its SLRs: {have})")
+        out[s.cu] = s.slr
+    return out
+
+
+def _check_bank_fit(cus: list[ComputeUnit], platform: Platform) -> None:
+    load: Counter[int] = Counter()
+    for cu in cus:
+        for _, banks in cu.port_banks:
+            load.update(b.index for b in banks)
+    for index, count in sorted(load.items()):
+        if count > platform.max_ports_per_bank:
+            bank = platform.banks[index]
+            raise UsageError(
+                f"memory {bank.tag} of platform {platform.name} would take {count} AXI "
+                f"masters, it takes at most {platform.max_ports_per_bank}: spread the CUs "
+                "over more banks with sp= lines in a link config")
+
+
+def _check_stream(s: StreamConnect, cu_kernels: dict[str, KernelDesc]) -> StreamConnect:
+    where = s.where or "stream_connect"
+    for cu, port_name, mode in ((s.src_cu, s.src_port, "write_only"),
+                                (s.dst_cu, s.dst_port, "read_only")):
+        kernel = cu_kernels.get(cu)
+        if kernel is None:
+            raise UsageError(f"{where}: stream_connect names no CU {cu!r}")
+        port = kernel.port(port_name)
+        streams = [p.name for p in kernel.ports if p.is_stream]
+        if port is None or not port.is_stream:
+            raise UsageError(f"{where}: {kernel.name} has no AXI4-Stream port {port_name!r} "
+                             f"(its stream ports: {', '.join(streams) or 'none'})")
+        if port.mode != mode:
+            raise UsageError(f"{where}: {cu}.{port_name} is {port.mode}; a stream_connect "
+                             f"{'source' if mode == 'write_only' else 'sink'} must be {mode}")
+    return s

@@ -1,0 +1,83 @@
+"""A linked design as xclbin bytes: the sections v++ writes for a metadata-only image.
+
+The image holds MEM_TOPOLOGY, IP_LAYOUT, CONNECTIVITY, CLOCK_FREQ_TOPOLOGY,
+BUILD_METADATA and EMBEDDED_METADATA, in the order v++ 2022.1 wrote them in the kv260
+sample. It has no BITSTREAM: the open flow cannot place and route; a real v++
+(``--toolchain vitis``) produces the loadable file.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid as uuid_mod
+
+from fpgakern.errors import UsageError
+from fpgakern.link import axlf, metadata, repro
+from fpgakern.link.axlf import SECTION_IDS, Section
+from fpgakern.link.linker import Design
+from fpgakern.link.sections import (
+    CONTROL_PROTOCOLS,
+    IP_NAME_MAX,
+    ClockFreq,
+    Connection,
+    IpData,
+    MemData,
+    encode,
+)
+
+# Header version fields: the XRT release of the v++ 2022.1 files fpgakern was checked
+# against (the kv260 sample says 2.13.477; xclbinutil writes its own XRT version here).
+XRT_VERSION = (2, 13, 0)
+
+
+def stamp_text(timestamp: int) -> str:
+    """v++'s BUILD_METADATA time stamp spelling, or "" when no time is recorded."""
+    return time.strftime("%Y-%m-%d-%H:%M:%S", time.gmtime(timestamp)) if timestamp else ""
+
+
+def sections(design: Design, project: str, options: str, timestamp: int) -> list[Section]:
+    ips = []
+    for cu in design.cus:
+        if len(cu.ip_name.encode()) > IP_NAME_MAX:
+            raise UsageError(f"CU name {cu.ip_name!r} is longer than IP_LAYOUT's "
+                             f"{IP_NAME_MAX} bytes: give a shorter name with nk=")
+        ips.append(IpData.kernel(
+            cu.ip_name, cu.base, interrupt=cu.kernel.interrupt, interrupt_id=cu.interrupt_id,
+            control=CONTROL_PROTOCOLS.get(cu.kernel.hw_control_protocol, 0)))
+    used = design.used_banks
+    mems = [MemData(b.tag, b.type, b.index in used, b.size_kb, b.base)
+            for b in design.platform.banks]
+    connections = [Connection(arg.id, ip_index, bank.index)
+                   for ip_index, cu in enumerate(design.cus)
+                   for arg in cu.kernel.memory_args
+                   for bank in cu.banks_of_port(arg.port)]
+    clocks = [ClockFreq(c.name, c.mhz, c.type) for c in design.platform.clocks]
+    return [
+        Section(SECTION_IDS["MEM_TOPOLOGY"], encode(mems, MemData)),
+        Section(SECTION_IDS["IP_LAYOUT"], encode(ips, IpData)),
+        Section(SECTION_IDS["CONNECTIVITY"], encode(connections, Connection)),
+        Section(SECTION_IDS["CLOCK_FREQ_TOPOLOGY"], encode(clocks, ClockFreq)),
+        Section(SECTION_IDS["BUILD_METADATA"],
+                metadata.build_metadata(design, options, stamp_text(timestamp)),
+                f"{project}_build"[:15]),
+        Section(SECTION_IDS["EMBEDDED_METADATA"], metadata.embedded_metadata(design, project),
+                project[:15]),
+    ]
+
+
+def to_xclbin(design: Design, *, project: str = "fpgakern", options: str = "",
+              timestamp: int = 0, uuid: uuid_mod.UUID | None = None) -> bytes:
+    """The xclbin of ``design``. ``timestamp`` goes to m_timeStamp and BUILD_METADATA;
+    ``uuid`` defaults to a hash of every section and the header's identity fields, and
+    m_uniqueId follows the uuid (repro.py)."""
+    payloads = sections(design, project, options, timestamp)
+    mode = axlf.TARGET_MODES[design.target]
+    vbnv = design.platform.vbnv.encode()
+    if uuid is None:
+        uuid = repro.content_uuid(vbnv, bytes([mode]), *(s.payload for s in payloads))
+    major, minor, patch = XRT_VERSION
+    return axlf.write(
+        payloads, m_uniqueId=repro.unique_id(uuid), m_timeStamp=timestamp,
+        m_versionMajor=major, m_versionMinor=minor, m_versionPatch=patch, m_mode=mode,
+        m_platformVBNV=vbnv[:63], uuid=uuid.bytes,
+    )
