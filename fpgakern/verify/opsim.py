@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -224,3 +225,187 @@ def measure_latency(module: str, operands: Sequence[np.ndarray], expected: np.nd
             f"{module}: results match the expected values at shifts {matches or 'none'} "
             f"(searched 0..{MAX_LATENCY})")
     return matches[0]
+
+
+# --------------------------------------------------------------------------- test vectors
+# Deterministic given the generator; shared by the operator tests and the sweep benchmark.
+
+U32 = np.uint32
+SIGN = U32(0x8000_0000)
+CANONICAL_NAN = 0x7FC0_0000
+
+# Mantissas at the edges of every binade: zero, the first ones, the midpoint and around it,
+# the last ones.
+EDGE_MANTISSAS = np.array([0, 1, 2, 3, 0x1FFFFF, 0x3FFFFF, 0x400000, 0x400001, 0x5FFFFF,
+                           0x7FFFFD, 0x7FFFFE, 0x7FFFFF], dtype=U32)
+
+_NAMED_F32 = [
+    0x0000_0000, 0x8000_0000,  # +-0
+    0x7F80_0000, 0xFF80_0000,  # +-inf
+    0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFF80_0001, 0x7FFF_FFFF, 0x7FA0_0000,  # NaNs
+    0x0000_0001, 0x8000_0001, 0x0000_0002, 0x007F_FFFF, 0x807F_FFFF,  # subnormals
+    0x0040_0000, 0x0040_0001,
+    0x0080_0000, 0x8080_0000, 0x0080_0001, 0x0100_0000,  # smallest normals
+    0x7F7F_FFFF, 0xFF7F_FFFF, 0x7F7F_FFFE, 0x7F00_0000,  # largest normals
+    0x3F80_0000, 0xBF80_0000, 0x3F80_0001, 0x3F7F_FFFF, 0x3F00_0000, 0x3FC0_0000,  # ~1
+    0x4000_0000, 0x4040_0000, 0xC040_0000, 0x3400_0000, 0x3380_0000,  # 2, 3, ulp(1), ulp/2
+    0x4B80_0000, 0x4B80_0001, 0x4B00_0000, 0x4AFF_FFFF,  # 2^24, 2^23 (integer limits)
+    0x4F00_0000, 0xCF00_0000, 0x4EFF_FFFF, 0xCEFF_FFFF, 0xCF00_0001,  # +-2^31 neighbourhood
+    0x1F80_0000, 0x5F80_0000, 0x2000_0000, 0x5F00_0000,  # squares near the range limits
+]
+
+
+def fp32_named() -> np.ndarray:
+    """Named special values: zeros, infinities, NaNs (quiet, signalling, payloads), the
+    extreme subnormals and normals, and values around 1, 2^24 and 2^31."""
+    return np.array(_NAMED_F32, dtype=U32)
+
+
+def fp32_every_exponent() -> np.ndarray:
+    """Every exponent (0..255) x edge mantissas x both signs: 6,144 values."""
+    exp = np.arange(256, dtype=U32)[:, None] << U32(23)
+    values = (exp | EDGE_MANTISSAS[None, :]).reshape(-1)
+    return np.concatenate([values, values | SIGN])
+
+
+def fp32_unary_specials() -> np.ndarray:
+    return np.concatenate([fp32_named(), fp32_every_exponent()])
+
+
+def fp32_binary_specials(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs: every named value with every named value and every every-exponent value,
+    plus every exponent pair (256 x 256) with random and with edge mantissas."""
+    named = fp32_named()
+    unary = fp32_unary_specials()
+    a1, b1 = np.meshgrid(named, unary, indexing="ij")
+    ea, eb = np.meshgrid(np.arange(256, dtype=U32), np.arange(256, dtype=U32), indexing="ij")
+    ea, eb = ea.reshape(-1) << U32(23), eb.reshape(-1) << U32(23)
+    n = ea.size
+    rand_m = lambda: rng.integers(0, 1 << 23, n, dtype=U32)  # noqa: E731
+    rand_s = lambda: rng.integers(0, 2, n, dtype=U32) << U32(31)  # noqa: E731
+    edge_m = lambda: rng.choice(EDGE_MANTISSAS, n)  # noqa: E731
+    a = np.concatenate([a1.reshape(-1), b1.reshape(-1),
+                        ea | rand_m() | rand_s(), ea | edge_m() | rand_s()])
+    b = np.concatenate([b1.reshape(-1), a1.reshape(-1),
+                        eb | rand_m() | rand_s(), eb | edge_m() | rand_s()])
+    return a, b
+
+
+def fp32_random(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A mixture that reaches every part of the format: uniform bit patterns (every
+    exponent, some NaNs), moderate magnitudes, subnormals, and short significands (whose
+    sums and products land exactly on rounding ties)."""
+    bits = rng.integers(0, 1 << 32, n, dtype=U32)
+    kind = rng.integers(0, 4, n)
+    sign = bits & SIGN
+    mant = bits & U32(0x7F_FFFF)
+    moderate = sign | (rng.integers(100, 155, n, dtype=U32) << U32(23)) | mant
+    subnormal = sign | (rng.integers(0, 3, n, dtype=U32) << U32(23)) | mant
+    keep = rng.integers(0, 24, n, dtype=U32)  # significant fraction bits kept
+    short_mant = mant & ~((U32(1) << (U32(23) - keep)) - U32(1))
+    short = sign | (rng.integers(90, 165, n, dtype=U32) << U32(23)) | short_mant
+    return np.select([kind == 0, kind == 1, kind == 2], [bits, moderate, subnormal], short)
+
+
+def fp32_random_pairs(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random pairs: independent draws, plus near pairs (close exponents and significands:
+    cancellation in add/sub), plus pairs whose exponents sum near the underflow and
+    overflow limits of a product."""
+    a = fp32_random(rng, n)
+    b = fp32_random(rng, n)
+    third = n // 3
+    near = slice(0, third)
+    flip = rng.integers(0, 1 << 12, third, dtype=U32)
+    shift = rng.integers(0, 3, third, dtype=U32) << U32(23)
+    b[near] = ((a[near] ^ flip) + shift) ^ (rng.integers(0, 2, third, dtype=U32) << U32(31))
+    edge = slice(third, 2 * third)
+    target = rng.choice(np.array([100, 110, 118, 122, 124, 125, 126, 127, 128, 378, 380, 381,
+                                  382], dtype=np.int64), third)
+    ea = rng.integers(1, 255, third).astype(np.int64)
+    eb = np.clip(target - ea, 0, 254)
+    mant_a = rng.integers(0, 1 << 23, third, dtype=U32)
+    mant_b = rng.integers(0, 1 << 23, third, dtype=U32)
+    a[edge] = (a[edge] & SIGN) | (ea.astype(U32) << U32(23)) | mant_a
+    b[edge] = (b[edge] & SIGN) | (eb.astype(U32) << U32(23)) | mant_b
+    return a, b
+
+
+_I32 = [0, 1, 2, 3, 7, 31, 32, 33, 255, 65535, 65536, 1 << 24, (1 << 24) + 1, (1 << 25) + 1,
+        (1 << 25) + 3, 0x7FFF_FFFF, 0x7FFF_FFFE, 0x7FFF_FF80, 0x7FFF_FFC0, 0x5555_5555]
+INT32_SPECIALS = np.unique(np.concatenate([np.array(_I32, dtype=np.int64),
+                                           -np.array(_I32, dtype=np.int64),
+                                           [-(1 << 31)]]).astype(np.int32)).view(U32)
+
+
+def int32_random(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Uniform bit patterns mixed with values of random bit length (small magnitudes, and
+    the integers just above 2^24 where int -> float rounding starts)."""
+    bits = rng.integers(0, 1 << 32, n, dtype=U32)
+    length = rng.integers(0, 33, n, dtype=U32)
+    short = np.where(length >= 32, bits, bits & ((U32(1) << length) - U32(1)))
+    signed = np.where(rng.integers(0, 2, n) == 1, (U32(0) - short), short).astype(U32)
+    return np.where(rng.integers(0, 2, n) == 1, bits, signed).astype(U32)
+
+
+def int32_binary_specials() -> tuple[np.ndarray, np.ndarray]:
+    a, b = np.meshgrid(INT32_SPECIALS, INT32_SPECIALS, indexing="ij")
+    return a.reshape(-1), b.reshape(-1)
+
+
+def shift_amounts(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Shift amounts: mostly -40..40 (the in- and out-of-range edges), some extremes."""
+    small = rng.integers(-40, 41, n).astype(np.int32).view(U32)
+    return np.where(rng.integers(0, 8, n) == 0, rng.integers(0, 1 << 32, n, dtype=U32), small)
+
+
+def _is_nan(bits: np.ndarray) -> np.ndarray:
+    return (bits & U32(0x7FFF_FFFF)) > U32(0x7F80_0000)
+
+
+@dataclass
+class OpCheck:
+    """The outcome of running one op's RTL module against the op table's reference."""
+
+    module: str
+    compared: int
+    mismatches: list[str] = field(default_factory=list)  # the first few, formatted
+    mismatch_count: int = 0
+    noncanonical_nans: int = 0  # NaN outputs other than 0x7FC00000
+
+    @property
+    def passed(self) -> bool:
+        return self.mismatch_count == 0
+
+
+def reference_bits(op_name: str, dtype: str, operands: Sequence[np.ndarray]) -> np.ndarray:
+    """The op table's numpy reference on ``operands`` as uint32 bits (bool for compares)."""
+    from fpgakern.ir.ops import OPS  # the op table is above this layer's data, import late
+
+    np_type = np.float32 if dtype == "float32" else np.int32
+    ref = np.asarray(OPS[op_name].reference(*(x.view(np_type) for x in operands)))
+    return ref if ref.dtype == np.bool_ else ref.view(U32)
+
+
+def check_against_reference(op_name: str, dtype: str, operands: Sequence[np.ndarray], *,
+                            stall_pattern: np.ndarray | None = None) -> OpCheck:
+    """Simulate the RTL module the op table names for (``op_name``, ``dtype``) at its
+    table latency and compare bit for bit with the reference; any NaN matches any NaN
+    when the result is float32."""
+    from fpgakern.ir.ops import OPS
+
+    op = OPS[op_name]
+    impl = op.rtl[dtype]
+    want = reference_bits(op_name, dtype, operands)
+    out_bits = 1 if want.dtype == np.bool_ else 32
+    got = simulate_operator(impl.module, operands, impl.latency, out_bits=out_bits,
+                            stall_pattern=stall_pattern)
+    same = got == want
+    float_result = (op.result_dtype or dtype) == "float32"
+    if float_result:
+        same |= _is_nan(got) & _is_nan(want)
+    bad = np.flatnonzero(~same)
+    shown = [" ".join(f"{int(x[i]):#010x}" for x in operands)
+             + f" -> got {int(got[i]):#010x}, want {int(want[i]):#010x}" for i in bad[:8]]
+    nans = got[_is_nan(got)] if float_result else np.zeros(0, U32)
+    return OpCheck(impl.module, int(want.size), shown, int(bad.size),
+                   int((nans != U32(CANONICAL_NAN)).sum()))

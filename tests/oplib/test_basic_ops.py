@@ -1,0 +1,101 @@
+"""The basic fp32 and int32 RTL operators against the op table's numpy references, bit
+for bit: special values (exhaustive over exponents x edge mantissas, every exponent pair)
+plus random vectors. Larger sweeps: tests/oplib (marker slow) and benchmarks/operator_sweep.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fpgakern.verify import opsim
+
+U32 = np.uint32
+N_RANDOM = 40_000  # per op in CI; the slow test and the sweep run >= 1M
+
+FP32_BINARY = ["add", "sub", "mul", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"]
+FP32_UNARY = ["abs", "neg", "relu", "to_int32"]
+INT32_BINARY = ["add", "sub", "mul", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+                "bitwise_and", "bitwise_or", "bitwise_xor"]
+INT32_UNARY = ["abs", "neg", "relu", "to_float32"]
+
+
+@pytest.mark.parametrize("op_name", FP32_BINARY)
+def test_fp32_binary_specials(op_name, check_op):
+    a, b = opsim.fp32_binary_specials(np.random.default_rng(1))
+    assert check_op(op_name, "float32", [a, b]) > 150_000
+
+
+@pytest.mark.parametrize("op_name", FP32_BINARY)
+def test_fp32_binary_random(op_name, rng, check_op):
+    a, b = opsim.fp32_random_pairs(rng, N_RANDOM)
+    check_op(op_name, "float32", [a, b])
+
+
+@pytest.mark.parametrize("op_name", FP32_UNARY)
+def test_fp32_unary(op_name, rng, check_op):
+    values = np.concatenate([opsim.fp32_unary_specials(), opsim.fp32_random(rng, N_RANDOM)])
+    check_op(op_name, "float32", [values])
+
+
+def test_fp32_to_int32_near_limits_and_integers(rng, check_op):
+    """Every float within 64 ulps of +-2^31 and +-1, and x.0 / x.5 / x.99 near integers."""
+    centres = np.array([0x4F00_0000, 0x3F80_0000], dtype=np.int64)
+    around = (centres[:, None] + np.arange(-64, 65)[None, :]).reshape(-1).astype(U32)
+    ints = rng.integers(-(1 << 24), 1 << 24, 20_000).astype(np.float32)
+    fracs = np.concatenate([ints, ints + np.float32(0.5), ints + np.float32(0.99),
+                            ints - np.float32(0.5)]).view(U32)
+    values = np.concatenate([around, around | U32(0x8000_0000), fracs])
+    check_op("to_int32", "float32", [values])
+
+
+@pytest.mark.parametrize("op_name", INT32_BINARY)
+def test_int32_binary(op_name, rng, check_op):
+    sa, sb = opsim.int32_binary_specials()
+    a = np.concatenate([sa, opsim.int32_random(rng, N_RANDOM)])
+    b = np.concatenate([sb, opsim.int32_random(rng, N_RANDOM)])
+    check_op(op_name, "int32", [a, b])
+
+
+@pytest.mark.parametrize("op_name", ["shl", "shr"])
+def test_int32_shifts(op_name, rng, check_op):
+    a = np.concatenate([opsim.INT32_SPECIALS.repeat(81), opsim.int32_random(rng, N_RANDOM)])
+    every_amount = np.tile(np.arange(-40, 41).astype(np.int32).view(U32), opsim.INT32_SPECIALS.size)
+    b = np.concatenate([every_amount, opsim.shift_amounts(rng, N_RANDOM)])
+    check_op(op_name, "int32", [a, b])
+
+
+@pytest.mark.parametrize("op_name", INT32_UNARY)
+def test_int32_unary(op_name, rng, check_op):
+    values = np.concatenate([opsim.INT32_SPECIALS, opsim.int32_random(rng, N_RANDOM)])
+    check_op(op_name, "int32", [values])
+
+
+def test_int32_to_float32_rounding_ties(check_op):
+    """Integers exactly halfway between two floats (and one either side), at every scale:
+    the RNE tie cases that random data rarely hits."""
+    scale = np.arange(1, 8, dtype=np.int64)  # 2^24 * 2^k .. : 25..31 significant bits
+    base = np.arange(1 << 10, dtype=np.int64) * 2 + (1 << 24)  # even and odd significands
+    ties = ((base[None, :] * 2 + 1) << (scale[:, None] - 1)).reshape(-1)
+    ties = ties[ties < (1 << 31)]
+    values = np.concatenate([ties, ties - 1, ties + 1])
+    values = np.concatenate([values, -values]).astype(np.int32).view(U32)
+    check_op("to_float32", "int32", [values])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op_name", FP32_BINARY)
+def test_fp32_binary_1m(op_name, rng, check_op):
+    a, b = opsim.fp32_random_pairs(rng, 1_000_000)
+    check_op(op_name, "float32", [a, b])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op_name", FP32_UNARY)
+def test_fp32_unary_1m(op_name, rng, check_op):
+    check_op(op_name, "float32", [opsim.fp32_random(rng, 1_000_000)])
+
+
+@pytest.mark.slow
+def test_int32_to_float32_1m(rng, check_op):
+    check_op("to_float32", "int32", [opsim.int32_random(rng, 1_000_000)])
