@@ -21,7 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,12 +197,15 @@ def _nan_mask(bits: np.ndarray) -> np.ndarray:
 
 
 def measure_latency(module: str, operands: Sequence[np.ndarray], expected: np.ndarray, *,
-                    out_bits: int = 32, nan_equal: bool = False) -> int:
+                    out_bits: int = 32, nan_equal: bool = False,
+                    match: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> int:
     """The latency at which ``module``'s outputs line up with ``expected``.
 
     Runs the operator once and tries every shift from 0 to MAX_LATENCY; exactly one must
-    match (use enough varied operands that only the true latency does). ``nan_equal``
-    treats any two float32 NaN patterns as equal. Raises AssertionError when none does.
+    match (use enough varied operands that only the true latency does). Values match when
+    their bits are equal, or, with ``nan_equal``, when both are float32 NaNs; ``match``
+    (got bits, expected bits) -> bool mask replaces that rule, e.g. for an ulp bound.
+    Raises AssertionError unless exactly one shift matches.
     """
     want = np.asarray(expected).reshape(-1)
     n = want.size
@@ -215,9 +218,12 @@ def measure_latency(module: str, operands: Sequence[np.ndarray], expected: np.nd
     matches = []
     for shift in range(MAX_LATENCY + 1):
         got = samples[shift:shift + n] & mask
-        same = got == want_bits
-        if nan_equal:
-            same |= _nan_mask(got) & _nan_mask(want_bits)
+        if match is not None:
+            same = np.asarray(match(got, want_bits), dtype=np.bool_)
+        else:
+            same = got == want_bits
+            if nan_equal:
+                same |= _nan_mask(got) & _nan_mask(want_bits)
         if same.all():
             matches.append(shift)
     if len(matches) != 1:
