@@ -20,7 +20,7 @@ more AXI masters on one bank than it takes, unknown CUs, ports, banks or SLRs.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fpgakern.errors import UsageError
 from fpgakern.link.config import LinkConfig, Nk, Slr, Sp, StreamConnect
@@ -69,6 +69,7 @@ class Design:
     cus: tuple[ComputeUnit, ...]  # sorted by base address: the IP_LAYOUT order
     streams: tuple[StreamConnect, ...]
     extra_config: tuple[tuple[str, str, str], ...] = ()  # non-connectivity lines for v++
+    notes: tuple[str, ...] = ()  # what the linker adjusted, for the user to read
 
     @property
     def kernels(self) -> tuple[KernelDesc, ...]:
@@ -114,9 +115,9 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     if not inputs:
         raise UsageError("nothing to link: name at least one kernel or .xo")
     _check_unique_kernels(inputs)
-    merged = LinkConfig()
+    merged, notes = LinkConfig(), []
     for item in inputs:
-        merged = merged.merged(item.config)
+        merged = merged.merged(_fit_build_config(item, platform, notes))
     merged = merged.merged(config or LinkConfig())
     names = {i.kernel.name for i in inputs}
     for nk in merged.nk:
@@ -151,7 +152,22 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     _check_bank_fit(cus, platform)
     streams = tuple(_check_stream(s, cu_kernels) for s in merged.stream_connect)
     return Design(platform, target, tuple(inputs), tuple(sorted(cus, key=lambda c: c.base)),
-                  streams, merged.other)
+                  streams, merged.other, tuple(notes))
+
+
+def _fit_build_config(item: LinkInput, platform: Platform, notes: list[str]) -> LinkConfig:
+    """A build's own link.cfg names banks of the card it was written for (rung 3 spreads
+    CUs over DDR[0:3]); on a card without them its sp= lines give way to the default
+    placement. A user's --config is not softened: there a wrong bank is an error."""
+    kept = []
+    for sp in item.config.sp:
+        try:
+            platform.resolve_banks(sp.memory)
+            kept.append(sp)
+        except UsageError:
+            notes.append(f"{sp.where}: sp={sp.cu}.{sp.port}:{sp.memory} does not fit "
+                         f"{platform.name}; {sp.cu} uses the default banks")
+    return replace(item.config, sp=tuple(kept))
 
 
 def _check_unique_kernels(inputs: list[LinkInput]) -> None:
