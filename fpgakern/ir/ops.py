@@ -58,6 +58,13 @@ class RtlImpl:
     The module has ports ``clk``, ``ce``, operand inputs ``a`` (``b``) and result ``y``,
     accepts a new operand set every cycle (II=1) and shows the result ``latency`` cycles
     later (counting only cycles with ``ce`` high).
+
+    For a reduction (``Op.kind == "reduce"``) the module is the accumulator
+    ``fk_reduce_<dtype>_<op>`` (stream interface with in_valid/in_ready, lane mask and
+    in_last; parameter LANES), ``latency`` is the cycles from taking the last beat to
+    ``out_valid`` with LANES=1 (add log2(LANES) x the combine op's latency for LANES lanes),
+    and ``interleave`` is P, the number of partial results it keeps: it fixes the order of
+    combination (docs/operators.md), which the HLS C++ mirrors.
     """
 
     module: str
@@ -65,6 +72,7 @@ class RtlImpl:
     luts: int | None = None  # Yosys synth_xilinx estimate, see docs/operators.md
     ffs: int | None = None
     dsps: int | None = None
+    interleave: int = 1  # reductions only: P partial results (see above)
 
 
 @dataclass(frozen=True)
@@ -278,6 +286,8 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op(
         "div", 2, "elementwise", BOTH, _div, "fk::div({0}, {1})",
         "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1", symbol="/",
+        rtl={"float32": RtlImpl("fk_fp32_div", 18),
+             "int32": RtlImpl("fk_int32_div", 18)},
     ),
     Op("maximum", 2, "elementwise", BOTH, _maximum, "fk::maximum({0}, {1})",
        "larger operand; NaN propagates, -0 < +0",
@@ -337,11 +347,14 @@ _ELEMENTWISE: tuple[Op, ...] = (
        rtl={"float32": RtlImpl("fk_fp32_relu", 0),
             "int32": RtlImpl("fk_int32_relu", 0)}),
     Op("sqrt", 1, "elementwise", FLOAT, _sqrt, "hls::sqrt({0})",
-       "square root, correctly rounded"),
+       "square root, correctly rounded",
+       rtl={"float32": RtlImpl("fk_fp32_sqrt", 16)}),
     Op("exp", 1, "elementwise", FLOAT, _exp, "hls::exp({0})", "e to the x",
-       accuracy=Accuracy("ulp", 2)),
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_exp", 13)}),
     Op("sigmoid", 1, "elementwise", FLOAT, _sigmoid, "fk::sigmoid({0})",
-       "1 / (1 + exp(-x))", accuracy=Accuracy("ulp", 2)),
+       "1 / (1 + exp(-x))", accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp
+       rtl={"float32": RtlImpl("fk_fp32_sigmoid", 28)}),
     Op("to_float32", 1, "elementwise", INT, _to_float32, "static_cast<float>({0})",
        "int32 to float32, round to nearest even", result_dtype="float32",
        rtl={"int32": RtlImpl("fk_int32_to_fp32", 4)}),
@@ -354,13 +367,19 @@ _ELEMENTWISE: tuple[Op, ...] = (
 _REDUCTIONS: tuple[Op, ...] = (
     Op("sum", 1, "reduce", BOTH, _sum, "({0} + {1})", "sum of all elements",
        accuracy={"float32": Accuracy("reduction"), "int32": EXACT},
-       combine="add", identity={"float32": -0.0, "int32": 0}),
+       combine="add", identity={"float32": -0.0, "int32": 0},
+       rtl={"float32": RtlImpl("fk_reduce_fp32_sum", 34, interleave=8),
+            "int32": RtlImpl("fk_reduce_int32_sum", 3)}),
     Op("max", 1, "reduce", BOTH, _reduce_max, "fk::maximum({0}, {1})",
        "largest element; NaN propagates",
-       combine="maximum", identity={"float32": float("-inf"), "int32": int(_INT32_MIN)}),
+       combine="maximum", identity={"float32": float("-inf"), "int32": int(_INT32_MIN)},
+       rtl={"float32": RtlImpl("fk_reduce_fp32_max", 3),
+            "int32": RtlImpl("fk_reduce_int32_max", 3)}),
     Op("min", 1, "reduce", BOTH, _reduce_min, "fk::minimum({0}, {1})",
        "smallest element; NaN propagates",
-       combine="minimum", identity={"float32": float("inf"), "int32": int(np.iinfo(np.int32).max)}),
+       combine="minimum", identity={"float32": float("inf"), "int32": int(np.iinfo(np.int32).max)},
+       rtl={"float32": RtlImpl("fk_reduce_fp32_min", 3),
+            "int32": RtlImpl("fk_reduce_int32_min", 3)}),
 )
 
 OPS: dict[str, Op] = {op.name: op for op in _ELEMENTWISE + _REDUCTIONS}
