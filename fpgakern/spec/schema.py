@@ -254,7 +254,6 @@ class _Shifted(Located):
 
     def __init__(self, category_doc: Located, key: str) -> None:
         lines = {k[1:]: v for k, v in category_doc.lines.items() if k[:2] == ("defaults", key)}
-        lines = {(key, *k): v for k, v in lines.items()}
         super().__init__(category_doc.file, category_doc.value, lines)
 
 

@@ -1,0 +1,50 @@
+"""``fpgakern show``: the generated code of one variant, syntax-highlighted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.syntax import Syntax
+
+from fpgakern.backends.hls.generator import context, render_kernel, templates_dir
+from fpgakern.backends.templates import render
+from fpgakern.cli._common import console, load_library, specs_option
+from fpgakern.ladder import plan
+
+WHAT = ("kernel", "testbench", "link-config")
+
+
+@click.command("show")
+@click.argument("kernel")
+@click.option("--opt", type=click.IntRange(0, 4), default=4, show_default=True,
+              help="Rung to show.")
+@click.option("--dtype", default=None, help="Dtype to show (default: the kernel's first).")
+@click.option("--what", type=click.Choice(WHAT), default="kernel", show_default=True,
+              help="Which generated file to show.")
+@click.option("--plain", is_flag=True, help="No colours (for piping to a file).")
+@specs_option
+def command(kernel: str, opt: int, dtype: str | None, what: str, plain: bool,
+            specs: Path | None) -> None:
+    """Show the generated HLS C++ of KERNEL at one rung, without building it.
+
+    \b
+    Example:
+      fpgakern show binary_ops/add --opt 2
+    """
+    k = load_library(specs).get(kernel)
+    p = plan(k, opt, dtype or k.dtypes[0])
+    if what == "kernel":
+        text, lexer = render_kernel(p), "cpp"
+    elif what == "testbench":
+        text = render(templates_dir(), k.category, "testbench.cpp.j2", **context(p))
+        lexer = "cpp"
+    else:
+        if not p.rung.multi_cu:
+            raise click.UsageError("only rung 3 (multi_cu) has a link config")
+        text = render(templates_dir(), k.category, "link.cfg.j2", **context(p))
+        lexer = "ini"
+    if plain:
+        click.echo(text, nl=False)
+    else:
+        console.print(Syntax(text, lexer, line_numbers=True, word_wrap=False))

@@ -1,0 +1,1 @@
+"""Orchestration: building kernel variants, in parallel, with their manifests."""

@@ -1,0 +1,64 @@
+"""The csim stand-ins for hls_stream.h, hls_vector.h and hls_math.h, tested in C++."""
+
+from __future__ import annotations
+
+import subprocess
+
+from fpgakern.verify import tools
+from fpgakern.verify.csim import CXXFLAGS, csim_include_dir
+
+TEST = r"""
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include "hls_math.h"
+#include "hls_stream.h"
+#include "hls_vector.h"
+
+int main() {
+    hls::stream<int> s("s");
+    assert(s.empty() && s.size() == 0 && !s.full());
+    s.write(1);
+    s << 2;
+    int x = 0;
+    assert(s.read_nb(x) && x == 1);
+    s >> x;
+    assert(x == 2 && s.empty());
+    assert(!s.read_nb(x));
+    assert(!hls::csim_failed());
+    (void)s.read();  // reading an empty stream is flagged
+    assert(hls::csim_failed());
+
+    typedef hls::vector<float, 16> f16;
+    static_assert(sizeof(f16) == 64 && alignof(f16) == 64, "one 512-bit word");
+    static_assert(alignof(hls::vector<int32_t, 3>) == 4, "largest power-of-two divisor");
+    f16 a(1.5f), b;
+    for (int i = 0; i < 16; ++i) b[i] = static_cast<float>(i);
+    f16 c = a + b;
+    assert(c[3] == 4.5f && c[0] == 1.5f);
+    assert((c - b) == a);
+    assert(b.reduce_add() == 120.0f);
+    hls::vector<int, 4> v{1, 2, 3};
+    assert(v[2] == 3 && v[3] == 0);
+
+    assert(hls::exp(0.0f) == 1.0f && hls::sqrt(4.0f) == 2.0f);
+    assert(hls::fabs(-2.0f) == 2.0f && hls::signbit(-0.0f));
+    float q = hls::nan("");
+    assert(q != q);
+    std::puts("ok");
+    return 0;
+}
+"""
+
+
+def test_csim_headers(tmp_path):
+    source = tmp_path / "headers_test.cpp"
+    source.write_text(TEST)
+    binary = tmp_path / "headers_test"
+    flags = [f for f in CXXFLAGS if f != "-O2"] + ["-O0"]
+    subprocess.run([tools.cxx(), *flags, "-I", str(csim_include_dir()), str(source), "-o",
+                    str(binary)], check=True)
+    done = subprocess.run([binary], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

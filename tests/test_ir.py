@@ -1,0 +1,159 @@
+"""The expression parser, the type checker and the op table's references."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fpgakern.ir import expr
+from fpgakern.ir.ops import OPS
+from fpgakern.verify import compare
+
+F, I = "float32", "int32"
+
+
+def parse(text, inputs=("a", "b"), scalars=("alpha",), dtype=F):
+    return expr.parse(text, dict.fromkeys(inputs, dtype), dict.fromkeys(scalars, dtype))
+
+
+def test_precedence_and_typing():
+    root = parse("a + alpha * b")
+    assert expr.to_text(root) == "add(a, mul(alpha, b))"
+    assert root.dtype == F
+
+
+def test_literals_take_the_operand_type():
+    root = parse("a * 2", scalars=(), inputs=("a",))
+    const = root.args[1]
+    assert isinstance(const, expr.Const) and const.dtype == F and const.value == 2.0
+
+
+def test_negative_literal_folds():
+    root = parse("maximum(a, -1)", inputs=("a",), scalars=(), dtype=I)
+    assert root.args[1] == expr.Const(I, -1)
+
+
+def test_comparison_yields_bool():
+    assert parse("a < b", scalars=()).dtype == "bool"
+
+
+def test_conversion_changes_dtype():
+    root = parse("to_float32(a)", inputs=("a",), scalars=(), dtype=I)
+    assert root.dtype == F
+
+
+@pytest.mark.parametrize(("text", "dtype", "message"), [
+    ("a + c", F, "unknown name 'c'"),
+    ("sqrt(a)", I, "op sqrt is not defined for int32"),
+    ("a + to_float32(b)", I, "type mismatch in add: operands are float32 and int32"),
+    ("a ** b", F, "unsupported syntax"),
+    ("exp(a, b)", F, "exp() takes 1 operand(s), got 2"),
+    ("sum(a) + b", F, "may only stand at the root"),
+    ("sum(sum(a))", F, "may only stand at the root"),
+    ("3", F, "constant"),
+    ("alpha * 2", F, "uses no tensor input"),
+    ("a +", F, "cannot parse"),
+])
+def test_errors(text, dtype, message):
+    with pytest.raises(expr.ExprError, match=message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("*", r"\*").replace("+", r"\+")):
+        parse(text, dtype=dtype)
+
+
+def test_reduction_root():
+    root = parse("sum(a * b)", scalars=())
+    assert expr.reduction_of(root) is OPS["sum"]
+
+
+# --------------------------------------------------------------------------- references
+
+def f32(*values):
+    return np.array(values, dtype=np.float32)
+
+
+def bits(x):
+    return x.view(np.uint32).tolist()
+
+
+def test_maximum_propagates_nan_and_orders_zeros():
+    out = OPS["maximum"].reference(f32(np.nan, 1, -0.0, 0.0), f32(1, np.nan, 0.0, -0.0))
+    assert np.isnan(out[:2]).all()
+    assert bits(out[2:]) == bits(f32(0.0, 0.0))
+    low = OPS["minimum"].reference(f32(-0.0, 0.0), f32(0.0, -0.0))
+    assert bits(low) == bits(f32(-0.0, -0.0))
+
+
+def test_int_division_truncates_like_torch():
+    a = np.array([7, -7, 7, -7, 5, np.iinfo(np.int32).min], dtype=np.int32)
+    b = np.array([2, 2, -2, -2, 0, -1], dtype=np.int32)
+    assert OPS["div"].reference(a, b).tolist() == [3, -3, -3, 3, -1, np.iinfo(np.int32).min]
+
+
+def test_int_arithmetic_wraps():
+    big = np.array([np.iinfo(np.int32).max], dtype=np.int32)
+    assert OPS["add"].reference(big, np.array([1], np.int32)).tolist() == [np.iinfo(np.int32).min]
+    assert OPS["abs"].reference(np.array([np.iinfo(np.int32).min], np.int32)).tolist() == [
+        np.iinfo(np.int32).min]
+
+
+def test_relu_keeps_nan_and_gives_positive_zero():
+    out = OPS["relu"].reference(f32(np.nan, -0.0, -3, 2))
+    assert np.isnan(out[0]) and bits(out[1:]) == bits(f32(0.0, 0.0, 2))
+
+
+def test_to_int32_out_of_range_is_int_min():
+    out = OPS["to_int32"].reference(f32(np.nan, 3e9, -3e9, -2.7, 2.7))
+    assert out.tolist() == [-(2**31), -(2**31), -(2**31), -2, 2]
+
+
+def test_shifts_follow_torch_out_of_range_rules():
+    a = np.array([1, -8, 1, -8], np.int32)
+    b = np.array([33, 40, -1, 2], np.int32)
+    assert OPS["shl"].reference(a, b).tolist() == [0, 0, 0, -32]
+    assert OPS["shr"].reference(a, b).tolist() == [0, -1, 0, -2]
+
+
+def test_reductions():
+    x = f32(1, 2, 3)
+    assert OPS["sum"].reference(x).tolist() == [6.0]
+    assert np.isnan(OPS["max"].reference(f32(1, np.nan, 3))[0])
+    assert bits(OPS["max"].reference(f32(-0.0, 0.0))) == bits(f32(0.0))
+    assert bits(OPS["min"].reference(f32(0.0, -0.0))) == bits(f32(-0.0))
+
+
+def test_every_op_reference_runs_on_its_dtypes():
+    for entry in OPS.values():
+        for dtype in entry.dtypes:
+            args = [np.arange(1, 5).astype(dtype)] * entry.arity
+            out = entry.reference(*args)
+            assert out.size in (1, 4), entry.name
+
+
+# --------------------------------------------------------------------------- comparison
+
+def test_compare_exact_nan_and_zero_signs():
+    ok = compare.compare(f32(np.nan, 1), f32(np.nan, 1), compare.Accuracy("exact"))
+    assert ok.passed
+    bad = compare.compare(f32(0.0, 1), f32(-0.0, 1), compare.Accuracy("exact"))
+    assert not bad.passed and bad.mismatches[0].index == 0
+    assert "0x80000000" in bad.summary()
+
+
+def test_compare_ulp_bound():
+    x = f32(1.0)
+    two_up = (x.view(np.uint32) + 2).view(np.float32)
+    three_up = (x.view(np.uint32) + 3).view(np.float32)
+    assert compare.compare(x, two_up, compare.Accuracy("ulp", 2)).passed
+    assert not compare.compare(x, three_up, compare.Accuracy("ulp", 2)).passed
+
+
+def test_ulp_distance_across_zero():
+    assert compare.ulp_distance(f32(-0.0), f32(0.0)).tolist() == [1]
+    tiny = np.finfo(np.float32).smallest_subnormal
+    assert compare.ulp_distance(f32(-tiny), f32(tiny)).tolist() == [3]
+
+
+def test_compare_reduction_bound():
+    data = np.ones(1000, np.float32)
+    assert compare.compare(f32(1000), f32(1000.0001), compare.Accuracy("reduction"), data).passed
+    assert not compare.compare(f32(1000), f32(999), compare.Accuracy("reduction"), data).passed

@@ -1,0 +1,152 @@
+"""Spec loading and validation: good specs load, each kind of bad spec names file:line."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fpgakern.errors import SpecError
+from fpgakern.spec.library import Library
+
+GOOD = """\
+kernel: add
+doc: Elementwise sum with scaling.
+mirrors: torch.add
+inputs: [a, b]
+scalars:
+  alpha: 1
+outputs: [out]
+dtypes: [float32, int32]
+expression: a + alpha * b
+"""
+
+
+def load(tmp_path: Path, text: str, name: str = "add") -> Library:
+    path = tmp_path / "kernel_specs" / "binary_ops" / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return Library(tmp_path / "kernel_specs")
+
+
+def test_good_spec_loads(tmp_path):
+    kernel = load(tmp_path, GOOD).get("binary_ops/add")
+    assert kernel.inputs == ("a", "b")
+    assert kernel.scalars[0].name == "alpha" and kernel.scalars[0].default == 1
+    assert kernel.dtypes == ("float32", "int32")
+    assert kernel.rungs == (0, 1, 2, 3, 4)
+    assert kernel.compute_units == 4
+    assert kernel.top_name("float32") == "add_f32"
+
+
+def test_category_defaults_apply_and_spec_overrides(tmp_path, write_spec):
+    write_spec(tmp_path, "unary_ops/_category.yaml",
+               "doc: One-input ops.\ndefaults:\n  inputs: [x]\n  outputs: [out]\n"
+               "  dtypes: [float32]\n  rungs: [0, 2]\n")
+    write_spec(tmp_path, "unary_ops/neg.yaml",
+               "kernel: neg\ndoc: Negation.\ndtypes: [float32, int32]\nexpression: -x\n")
+    library = Library(tmp_path / "kernel_specs")
+    kernel = library.get("unary_ops/neg")
+    assert kernel.inputs == ("x",)
+    assert kernel.dtypes == ("float32", "int32")
+    assert kernel.rungs == (0, 2)
+    assert library.categories["unary_ops"].doc == "One-input ops."
+
+
+def test_starter_library_is_complete(library):
+    names = {k.qualname for k in library.kernels}
+    expected = {f"binary_ops/{n}" for n in ("add", "sub", "mul", "div", "maximum", "minimum")}
+    expected |= {f"unary_ops/{n}" for n in ("neg", "abs", "relu", "sqrt", "exp", "sigmoid")}
+    expected |= {"reduce_ops/sum", "reduce_ops/max"}
+    assert expected <= names
+
+
+# Each bad spec: (what changes, the expected line, the expected key, a message fragment).
+BAD = [
+    ("dtypes: [float32, int32]", "dtypes: [float32, float33]", 8, "dtypes",
+     "unknown dtype 'float33' (known: float32, int32)"),
+    ("dtypes: [float32, int32]", "dtypes: []", 8, "dtypes", "non-empty list"),
+    ("dtypes: [float32, int32]", "dtypes: [float32, float32]", 8, "dtypes", "listed twice"),
+    ("expression: a + alpha * b", "expresion: a + alpha * b", 9, "expresion",
+     "unknown key (did you mean 'expression'?)"),
+    ("expression: a + alpha * b\n", "", 1, "expression", "missing required key"),
+    ("kernel: add", "kernel: ad", 1, "kernel", "must match the file name"),
+    ("kernel: add", "kernel: Add", 1, "kernel", "not a valid name"),
+    ("inputs: [a, b]", "inputs: [a, int]", 4, "inputs", "reserved"),
+    ("inputs: [a, b]", "inputs: [a, ap_start]", 4, "inputs", "reserved"),
+    ("inputs: [a, b]", "inputs: [a, 'b-c']", 4, "inputs", "not a valid name"),
+    ("inputs: [a, b]", "inputs: [a, a]", 4, "inputs", "listed twice"),
+    ("inputs: [a, b]", "inputs: []", 4, "inputs", "non-empty list"),
+    ("outputs: [out]", "outputs: [out, out2]", 7, "outputs", "exactly one output"),
+    ("outputs: [out]", "outputs: [a]", 7, "outputs", "already declared"),
+    ("  alpha: 1", "  alpha: two", 6, "scalars.alpha", "must be a number"),
+    ("expression: a + alpha * b", "expression: a + alpha * c", 9, "expression",
+     "unknown name 'c'"),
+    ("expression: a + alpha * b", "expression: a + alpha *", 9, "expression", "cannot parse"),
+    ("expression: a + alpha * b", "expression: a + alpha * b + sqrt(a)", 9, "expression",
+     "op sqrt is not defined for int32"),
+    ("expression: a + alpha * b", "expression: a + alpha * b + 1.5", 9, "expression",
+     "float literal 1.5 in int32"),
+    ("expression: a + alpha * b", "expression: a + b", 9, "expression",
+     "'alpha' is declared but not used"),
+    ("expression: a + alpha * b", "expression: a + sum(b) * alpha", 9, "expression",
+     "may only stand at the root"),
+    ("expression: a + alpha * b", "expression: a + alpha * b\nrungs: [0, 7]", 10, "rungs",
+     "unknown rung 7"),
+    ("expression: a + alpha * b", "expression: a + alpha * b\ncompute_units: 0", 10,
+     "compute_units", "expected an integer 1-16"),
+    ("doc: Elementwise sum with scaling.", "doc: ''", 2, "doc", "non-empty one-line"),
+    ("mirrors: torch.add", "mirrors: torch add!", 3, "mirrors", "dotted operator name"),
+    ("expression: a + alpha * b", "expression: a + alpha * b\nexpression: a", 10,
+     "expression", "duplicate key"),
+    ("expression: a + alpha * b", "expression: frobnicate(a, b) + alpha", 9, "expression",
+     "unknown op frobnicate()"),
+    ("expression: a + alpha * b", "expression: maximum(a) + alpha * b", 9, "expression",
+     "takes 2 operand(s), got 1"),
+    ("expression: a + alpha * b", "expression: a + alpha * b[0]", 9, "expression",
+     "unsupported syntax"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "line", "key", "fragment"), BAD,
+                         ids=[f"{b[3]}-{i}" for i, b in enumerate(BAD)])
+def test_bad_spec_names_file_line_and_key(tmp_path, old, new, line, key, fragment):
+    assert old in GOOD
+    with pytest.raises(SpecError) as info:
+        load(tmp_path, GOOD.replace(old, new, 1))
+    message = str(info.value)
+    assert re.match(rf"^.*kernel_specs/binary_ops/add\.yaml:{line}: {re.escape(key)}: ", message)
+    assert fragment in message
+    assert "\n" not in message
+
+
+def test_yaml_syntax_error_is_located(tmp_path):
+    with pytest.raises(SpecError) as info:
+        load(tmp_path, GOOD.replace("inputs: [a, b]", "inputs: [a, b"))
+    assert re.search(r"add\.yaml:\d+: invalid YAML", str(info.value))
+
+
+def test_spec_must_be_a_mapping(tmp_path):
+    with pytest.raises(SpecError, match=r"add\.yaml:1: a kernel spec must be a mapping"):
+        load(tmp_path, "- just\n- a list\n")
+
+
+def test_category_default_error_names_the_category_file(tmp_path, write_spec):
+    write_spec(tmp_path, "unary_ops/_category.yaml",
+               "doc: d\ndefaults:\n  inputs: [x]\n  outputs: [out]\n  dtypes: [float64]\n")
+    write_spec(tmp_path, "unary_ops/neg.yaml", "kernel: neg\ndoc: Negation.\nexpression: -x\n")
+    with pytest.raises(SpecError, match=r"_category\.yaml:5: dtypes: unknown dtype 'float64'"):
+        Library(tmp_path / "kernel_specs")
+
+
+def test_unknown_kernel_lists_known_ones(library):
+    from fpgakern.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"unknown kernel 'binary_ops/nope' \(known: .*add"):
+        library.get("binary_ops/nope")
+
+
+def test_glob_selection(library):
+    chosen = library.select(["unary_ops/s*"])
+    assert {k.name for k in chosen} == {"sqrt", "sigmoid"}
