@@ -47,23 +47,25 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 # --------------------------------------------------------------------------- sources
 
 
-def module_index(folder: Path = OPLIB_DIR) -> dict[str, Path]:
-    """Every module defined in the .sv files of ``folder``, mapped to its file."""
+def module_index(folder: Path | None = None) -> dict[str, Path]:
+    """Every module defined in the .sv files of ``folder`` (default OPLIB_DIR), mapped to
+    its file."""
     index: dict[str, Path] = {}
-    for path in sorted(folder.glob("*.sv")):
+    for path in sorted((folder or OPLIB_DIR).glob("*.sv")):
         text = _COMMENT_RE.sub("", path.read_text())
         for name in _MODULE_RE.findall(text):
             index[name] = path
     return index
 
 
-def module_sources(module: str, folder: Path = OPLIB_DIR) -> list[Path]:
+def module_sources(module: str, folder: Path | None = None) -> list[Path]:
     """The files ``module`` needs: its own file plus, transitively, every file defining a
     module that one of them mentions. Keeping the list minimal keeps the build cache
     stable when unrelated operator files change."""
     index = module_index(folder)
     if module not in index:
-        raise ToolError(f"RTL operator {module!r} is not defined in any .sv file of {folder}")
+        raise ToolError(f"RTL operator {module!r} is not defined in any .sv file of "
+                        f"{folder or OPLIB_DIR}")
     needed: list[Path] = []
     todo = [index[module]]
     while todo:
