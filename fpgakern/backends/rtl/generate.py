@@ -1,0 +1,243 @@
+"""SystemVerilog kernels from a ladder plan: ``generate(plan, out_dir) -> RtlSources``.
+
+The top module (``plan.top``) has the Vitis RTL-kernel interface of
+:func:`fpgakern.interface.interface`; its compute pipeline is scheduled from the kernel's
+expression graph (:mod:`fpgakern.backends.rtl.schedule`). Rungs differ only in the numbers
+of :class:`Microarch` and in which top template they use: ``top_sequential`` (rungs 0 and
+1: one bundle, phases in sequence) or ``top_dataflow`` (rungs 2 to 4: concurrent engines
+joined by FIFOs). The fixed support modules in ``lib/`` and the operator modules in
+``oplib/`` are referenced where they are, not copied per kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from fpgakern.backends.rtl import sources
+from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule
+from fpgakern.errors import UsageError
+from fpgakern.interface import FIRST_ARG_OFFSET, SIZE_ARG, KernelInterface, interface
+from fpgakern.ladder import AXI_BOUNDARY_BYTES, AXI_BURST_MAX_BEATS, Plan
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+__all__ = ["Microarch", "NoRtlOperator", "RtlSources", "generate", "microarch"]
+
+
+@dataclass(frozen=True)
+class RtlSources:
+    """What :func:`generate` produced: every file a simulator or synthesizer needs."""
+
+    top: str
+    files: list[Path]  # compile order: support library, operators, datapath, top
+    interface: KernelInterface
+    latency: int  # cycles through the compute pipeline
+    lanes: int
+
+
+@dataclass(frozen=True)
+class Microarch:
+    """The numbers a rung sets for the generated RTL (docs/rtl.md explains each)."""
+
+    template: str
+    max_burst: int  # beats per AXI burst
+    read_outstanding: int  # bursts in flight per read engine
+    write_outstanding: int  # bursts awaiting B per write engine
+    in_fifo_depth: int  # beats of buffering per input (dataflow) or chunk buffer (sequential)
+    out_fifo_depth: int  # beats of output FIFO
+    chunk: int = 0  # elements per phase (sequential template only)
+
+
+def _pow2_at_least(value: int) -> int:
+    return 1 << max(1, (value - 1).bit_length())
+
+
+def microarch(plan: Plan, latency: int) -> Microarch:
+    """The rung's microarchitecture numbers for a pipeline of ``latency`` cycles."""
+    beat_bytes = plan.port_bits // 8
+    page_beats = AXI_BOUNDARY_BYTES // beat_bytes
+    if plan.rung.dataflow:
+        # 64-beat bursts (4 KiB at 512 bit, the most a page allows). Four bursts of input
+        # buffering let the engine keep 256 beats in flight, far more than the 64-cycle read
+        # latency plus one burst that II=1 needs. The output FIFO holds two bursts (a write
+        # burst is requested once its data is all there) plus the pipeline's contents.
+        burst = min(64, page_beats, AXI_BURST_MAX_BEATS)
+        return Microarch(
+            template="top_dataflow.sv.j2",
+            max_burst=burst,
+            read_outstanding=8,
+            write_outstanding=8,
+            in_fifo_depth=4 * burst,
+            out_fifo_depth=_pow2_at_least(2 * burst + latency + 8),
+        )
+    if plan.rung.buffered:
+        # One chunk per phase: each input's chunk is burst into its buffer, then the chunk
+        # is computed into the output FIFO while the write engine bursts it out.
+        chunk = plan.chunk
+        burst = min(chunk, page_beats, AXI_BURST_MAX_BEATS)
+        return Microarch(
+            template="top_sequential.sv.j2",
+            max_burst=burst,
+            read_outstanding=4,
+            write_outstanding=4,
+            in_fifo_depth=chunk,
+            out_fifo_depth=_pow2_at_least(max(burst, chunk)),
+            chunk=chunk,
+        )
+    # Rung 0: the same sequence with one element per phase, single-beat transfers and one
+    # transaction outstanding.
+    return Microarch(
+        template="top_sequential.sv.j2",
+        max_burst=1,
+        read_outstanding=1,
+        write_outstanding=1,
+        in_fifo_depth=1,
+        out_fifo_depth=2,
+        chunk=1,
+    )
+
+
+@dataclass(frozen=True)
+class _ArgWord:
+    name: str
+    offset: int
+    word: int  # index of its (low) word among the argument words from 0x10
+
+
+@dataclass(frozen=True)
+class _Control:
+    words: int
+    writable: str  # binary, word ARG_WORDS-1 first
+    pointers: tuple[_ArgWord, ...]
+    scalars: tuple[_ArgWord, ...]
+    reserved: tuple[int, ...]  # indices of the reserved words (always 0)
+
+
+def _control(iface: KernelInterface) -> _Control:
+    """Argument words of the register map: each argument's data words, then one reserved."""
+    writable: list[bool] = []
+    pointers, scalars = [], []
+    for arg in iface.args:
+        word = (arg.offset - FIRST_ARG_OFFSET) // 4
+        assert word == len(writable), "interface offsets must be contiguous"
+        data_words = arg.size // 4
+        writable += [True] * data_words + [False]
+        (pointers if arg.kind == "pointer" else scalars).append(
+            _ArgWord(arg.name, arg.offset, word)
+        )
+    bits = "".join("1" if w else "0" for w in reversed(writable))
+    reserved = tuple(i for i, w in enumerate(writable) if not w)
+    return _Control(len(writable), bits, tuple(pointers), tuple(scalars), reserved)
+
+
+@dataclass(frozen=True)
+class _Pointer:
+    name: str
+    bundle: str
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _header(plan: Plan, module: str, what: str) -> str:
+    lines = [
+        f"// {module}: {what}",
+        f"// Kernel {plan.kernel.qualname}, rung {plan.rung.index} ({plan.rung.name}), "
+        f"dtype {plan.dtype.name}.",
+        "// Generated by fpgakern from " + plan.kernel.source.name + "; do not edit.",
+    ]
+    return "\n".join(lines)
+
+
+def check_supported(plan: Plan) -> None:
+    """UsageError for plans the RTL backend cannot build at all (NoRtlOperator is raised
+    later, per missing operator)."""
+    kernel = plan.kernel
+    if len(kernel.outputs) != 1:
+        raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
+    out_dtype = kernel.output_dtype(plan.dtype.name)
+    if out_dtype.bits != plan.dtype.bits:
+        raise UsageError(
+            f"{kernel.qualname}: output dtype {out_dtype.name} differs in width from "
+            f"{plan.dtype.name}; the RTL backend needs equal widths"
+        )
+
+
+def datapath_of(plan: Plan) -> Datapath:
+    """The scheduled elementwise pipeline of ``plan``'s kernel (raises NoRtlOperator)."""
+    kernel = plan.kernel
+    return schedule(
+        kernel.elementwise_body(plan.dtype.name),
+        kernel.inputs,
+        tuple(s.name for s in kernel.scalars),
+    )
+
+
+def generate(plan: Plan, out_dir: Path) -> RtlSources:
+    """Write ``<top>.sv`` and ``<top>_datapath.sv`` for ``plan`` into ``out_dir``.
+
+    Returns every source file the kernel needs, in compile order. Raises NoRtlOperator
+    (a ToolError) when an op of the kernel has no RTL module yet, and UsageError for kernels
+    the backend does not support.
+    """
+    check_supported(plan)
+    if plan.kernel.is_reduction:
+        raise NoRtlOperator(
+            f"no RTL accumulator for {plan.kernel.reduction.name} {plan.dtype.name} yet"  # type: ignore[union-attr]
+        )
+    dp = datapath_of(plan)
+    arch = microarch(plan, dp.latency)
+    iface = interface(plan)
+    env = _environment()
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    dp_name = f"{plan.top}_datapath"
+    unused = [f"x_{x}" for x in dp.inputs if x not in dp.used_inputs]
+    unused += [f"sc_{s}" for s in dp.scalars if s not in dp.used_scalars]
+    dp_text = env.get_template("datapath.sv.j2").render(
+        header=_header(plan, dp_name, "the compute pipeline"),
+        name=dp_name,
+        expression=plan.kernel.expression.strip(),
+        dp=dp,
+        lane_inputs=[x for x in dp.inputs if x in dp.used_inputs],
+        lanes=plan.lanes,
+        unused=unused,
+    )
+    dp_path = out_dir / f"{dp_name}.sv"
+    dp_path.write_text(dp_text)
+
+    kernel = plan.kernel
+    top_text = env.get_template(arch.template).render(
+        header=_header(plan, plan.top, f"Vitis RTL kernel, {plan.rung.summary}"),
+        top=plan.top,
+        ctrl=_control(iface),
+        bundles=plan.bundles,
+        data_w=plan.port_bits,
+        lanes=plan.lanes,
+        elem_bytes=plan.dtype.bytes,
+        arch=arch,
+        inputs=[_Pointer(x, plan.bundle(x)) for x in kernel.inputs],
+        output=_Pointer(kernel.output, plan.bundle(kernel.output)),
+        scalars=[s.name for s in kernel.scalars],
+        size_arg=SIZE_ARG,
+        datapath=dp_name,
+        latency=dp.latency,
+        reduction=None,
+    )
+    top_path = out_dir / f"{plan.top}.sv"
+    top_path.write_text(top_text)
+
+    files = [*sources.library_files(), *sources.operator_files(dp.modules), dp_path, top_path]
+    return RtlSources(plan.top, files, iface, dp.latency, plan.lanes)

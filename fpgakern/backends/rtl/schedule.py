@@ -1,0 +1,158 @@
+"""Scheduling a kernel's expression graph into a fixed-latency RTL pipeline.
+
+Every Apply node becomes one operator instance (per lane); the op table gives its module
+and its latency. A node starts in the cycle its last operand is ready (as-soon-as-possible
+scheduling) and its result is ready ``latency`` cycles later. Operands ready earlier are
+delayed by exactly the difference, so all operands of a node belong to the same element:
+these delay lines are computed here, never placed by hand. Tensor inputs are ready at
+cycle 0; scalars (latched from registers for the whole run) and constants are always
+ready and need no delay. The pipeline's latency is the ready time of the root, and the
+valid bit travels through a delay line of that length.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from fpgakern.errors import ToolError
+from fpgakern.ir import expr
+from fpgakern.ir.dtypes import DTYPES
+
+OPERAND_PORTS = ("a", "b", "c")
+
+
+class NoRtlOperator(ToolError):
+    """The op table has no RTL module for an op at a dtype (yet)."""
+
+
+@dataclass(frozen=True)
+class Delay:
+    """A delay line: ``name`` is ``source`` delayed by ``depth`` cycles."""
+
+    name: str
+    source: str
+    depth: int
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One operator module instance of the pipeline."""
+
+    name: str  # instance name; its result wire is the same name
+    module: str
+    op: str
+    start: int  # cycle its operands are presented
+    latency: int
+    operands: tuple[tuple[str, str], ...]  # (port, signal)
+    text: str  # the sub-expression it computes, for the comment
+
+    @property
+    def ready(self) -> int:
+        return self.start + self.latency
+
+
+@dataclass
+class Datapath:
+    """A scheduled pipeline for one lane (lanes replicate it)."""
+
+    inputs: tuple[str, ...]
+    scalars: tuple[str, ...]
+    instances: list[Instance] = field(default_factory=list)
+    delays: list[Delay] = field(default_factory=list)
+    result: str = ""
+    latency: int = 0
+
+    @property
+    def modules(self) -> list[str]:
+        return list(dict.fromkeys(i.module for i in self.instances))
+
+    @property
+    def used_inputs(self) -> set[str]:
+        return self._used("in_")
+
+    @property
+    def used_scalars(self) -> set[str]:
+        return self._used("sc_")
+
+    def _used(self, prefix: str) -> set[str]:
+        signals = {s for i in self.instances for _, s in i.operands}
+        signals |= {d.source for d in self.delays} | {self.result}
+        return {s.removeprefix(prefix) for s in signals if s.startswith(prefix)}
+
+
+def literal(value: float | int, dtype_name: str) -> str:
+    """A 32-bit SystemVerilog literal holding ``value`` in ``dtype_name``'s encoding."""
+    dtype = DTYPES[dtype_name]
+    if dtype.is_float:
+        (bits,) = struct.unpack("<I", struct.pack("<f", float(value)))
+    else:
+        bits = int(value) & 0xFFFF_FFFF
+    return f"32'h{bits:08X}"
+
+
+def rtl_impl(op_name: str, dtype_name: str) -> tuple[str, int]:
+    """(module, latency) of an op at a dtype, or NoRtlOperator naming what is missing."""
+    from fpgakern.ir.ops import OPS
+
+    impl = OPS[op_name].rtl.get(dtype_name)
+    if impl is None:
+        raise NoRtlOperator(f"no RTL operator for {op_name} {dtype_name} yet")
+    return impl.module, impl.latency
+
+
+def schedule(root: expr.Node, inputs: tuple[str, ...], scalars: tuple[str, ...]) -> Datapath:
+    """Schedule the elementwise expression ``root`` (no reduction inside)."""
+    path = Datapath(inputs, scalars)
+    # Structurally equal sub-expressions are computed once (a * a uses one multiplier's
+    # input twice; (a + b) * (a + b) one adder). Keyed by the canonical text and dtype.
+    done: dict[tuple[str, str], tuple[str, int | None]] = {}
+    delays: dict[tuple[str, int], str] = {}
+
+    def delayed(signal: str, depth: int) -> str:
+        if depth == 0:
+            return signal
+        key = (signal, depth)
+        if key not in delays:
+            delays[key] = f"{signal}_d{depth}"
+            path.delays.append(Delay(delays[key], signal, depth))
+        return delays[key]
+
+    def visit(node: expr.Node) -> tuple[str, int | None]:
+        """The signal carrying ``node`` and the cycle it is ready (None: always)."""
+        key = (expr.to_text(node), node.dtype)
+        if key in done:
+            return done[key]
+        match node:
+            case expr.Input(name=name):
+                result: tuple[str, int | None] = (f"in_{name}", 0)
+            case expr.Scalar(name=name):
+                result = (f"sc_{name}", None)
+            case expr.Const(value=value):
+                result = (literal(value, node.dtype), None)
+            case expr.Apply(op=op, args=args):
+                if op.kind != "elementwise":
+                    raise ToolError(f"reduction {op.name} inside an elementwise pipeline")
+                operands = [visit(a) for a in args]
+                operand_dtype = args[0].dtype
+                module, latency = rtl_impl(op.name, operand_dtype)
+                start = max((t for _, t in operands if t is not None), default=0)
+                name = f"n{len(path.instances)}_{op.name}"
+                ports = tuple(
+                    (port, sig if t is None else delayed(sig, start - t))
+                    for port, (sig, t) in zip(OPERAND_PORTS, operands, strict=False)
+                )
+                path.instances.append(
+                    Instance(name, module, op.name, start, latency, ports, expr.to_text(node))
+                )
+                result = (name, start + latency)
+            case _:
+                raise TypeError(node)
+        done[key] = result
+        return result
+
+    signal, ready = visit(root)
+    if ready is None:
+        raise ToolError("the expression must depend on a tensor input")
+    path.result, path.latency = signal, ready
+    return path

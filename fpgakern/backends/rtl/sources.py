@@ -1,0 +1,56 @@
+"""The SystemVerilog files a generated kernel needs: support library and operator modules.
+
+``lib/`` holds the hand-written support modules every kernel shares (control slave, AXI
+engines, FIFO, RAM, delay lines); ``oplib/`` the operator library. Both are referenced in
+place. Operator files are found by the modules they define, with the files those modules
+instantiate, so a kernel's file list stays minimal (and its simulation cache key stable
+when unrelated operators change).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from fpgakern.errors import ToolError
+
+RTL_DIR = Path(__file__).resolve().parent
+LIB_DIR = RTL_DIR / "lib"
+OPLIB_DIR = RTL_DIR / "oplib"
+
+_MODULE_RE = re.compile(r"^\s*module\s+(\w+)", re.MULTILINE)
+_WORD_RE = re.compile(r"\b[A-Za-z_]\w*\b")
+_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def library_files() -> list[Path]:
+    """Every support module, sorted by name (none depends on another's compile order)."""
+    return sorted(LIB_DIR.glob("*.sv"))
+
+
+def _module_index(folder: Path) -> dict[str, Path]:
+    index: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.sv")):
+        for name in _MODULE_RE.findall(_COMMENT_RE.sub("", path.read_text())):
+            index[name] = path
+    return index
+
+
+def operator_files(modules: Iterable[str], folder: Path = OPLIB_DIR) -> list[Path]:
+    """The oplib files defining ``modules`` and, transitively, what they instantiate."""
+    index = _module_index(folder)
+    needed: list[Path] = []
+    todo: list[Path] = []
+    for module in modules:
+        if module not in index:
+            raise ToolError(f"RTL operator module {module!r} is not defined in {folder}")
+        todo.append(index[module])
+    while todo:
+        path = todo.pop()
+        if path in needed:
+            continue
+        needed.append(path)
+        words = set(_WORD_RE.findall(_COMMENT_RE.sub("", path.read_text())))
+        todo.extend(index[w] for w in sorted(words) if w in index and index[w] not in needed)
+    return sorted(needed)
