@@ -100,17 +100,17 @@ class Plan:
 
     @property
     def acc_interleave(self) -> int:
-        """Partial accumulators a reduction keeps so that II=1 holds despite the combine
-        op's latency: the RTL latency of that op, from the op table."""
+        """P, the interleaved partial results a reduction keeps so that one element (or
+        beat) enters per cycle although the combine op takes several cycles. It fixes
+        the order of combination, so it comes from the RTL accumulator's op-table entry
+        and the HLS C++ mirrors it bit for bit."""
         reduction = self.kernel.reduction
-        if reduction is None or reduction.combine is None:
+        if reduction is None:
             return 1
-        from fpgakern.ir.ops import OPS
-
-        impl = OPS[reduction.combine].rtl.get(self.dtype.name)
+        impl = reduction.rtl.get(self.dtype.name)
         if impl is None:
             return DEFAULT_ACC_INTERLEAVE if self.dtype.is_float else 1
-        return max(1, impl.latency)
+        return impl.interleave
 
     @property
     def ideal_elements_per_cycle(self) -> float | None:

@@ -8,10 +8,10 @@ import subprocess
 import numpy as np
 import pytest
 
+from fpgakern import paths
 from fpgakern.backends.hls import generate
 from fpgakern.backends.hls.generator import HlsSources
 from fpgakern.ladder import plan
-from fpgakern import paths
 from fpgakern.spec.library import Library
 from fpgakern.verify import csim, stimulus
 

@@ -9,7 +9,7 @@ from fpgakern.ir import expr
 from fpgakern.ir.ops import OPS
 from fpgakern.verify import compare
 
-F, I = "float32", "int32"
+F, INT = "float32", "int32"
 
 
 def parse(text, inputs=("a", "b"), scalars=("alpha",), dtype=F):
@@ -29,8 +29,8 @@ def test_literals_take_the_operand_type():
 
 
 def test_negative_literal_folds():
-    root = parse("maximum(a, -1)", inputs=("a",), scalars=(), dtype=I)
-    assert root.args[1] == expr.Const(I, -1)
+    root = parse("maximum(a, -1)", inputs=("a",), scalars=(), dtype=INT)
+    assert root.args[1] == expr.Const(INT, -1)
 
 
 def test_comparison_yields_bool():
@@ -38,14 +38,14 @@ def test_comparison_yields_bool():
 
 
 def test_conversion_changes_dtype():
-    root = parse("to_float32(a)", inputs=("a",), scalars=(), dtype=I)
+    root = parse("to_float32(a)", inputs=("a",), scalars=(), dtype=INT)
     assert root.dtype == F
 
 
 @pytest.mark.parametrize(("text", "dtype", "message"), [
     ("a + c", F, "unknown name 'c'"),
-    ("sqrt(a)", I, "op sqrt is not defined for int32"),
-    ("a + to_float32(b)", I, "type mismatch in add: operands are float32 and int32"),
+    ("sqrt(a)", INT, "op sqrt is not defined for int32"),
+    ("a + to_float32(b)", INT, "type mismatch in add: operands are float32 and int32"),
     ("a ** b", F, "unsupported syntax"),
     ("exp(a, b)", F, "exp() takes 1 operand(s), got 2"),
     ("sum(a) + b", F, "may only stand at the root"),

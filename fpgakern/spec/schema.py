@@ -64,7 +64,7 @@ _RESERVED = frozenset(
         # locals and helpers of the generated kernels and testbenches
         "i", "k", "l", "acc", "base", "len", "slot", "partial", "value", "column", "result",
         "count", "words", "element", "load", "store", "compute", "reduce", "cu", "first",
-        "share", "elements", "combine_tree", "lane_total", "word_t", "in", "ok",
+        "share", "elements", "combine_tree", "lane", "lane_total", "word_t", "in", "ok",
         "result_file", "read_exact", "run_case",
         # C++ keywords (and common macros) not already Python keywords
         "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "const",
