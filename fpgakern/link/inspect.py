@@ -126,8 +126,7 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
         if ip.type == IP_KERNEL and meta is not None and ip.kernel_name not in kernels_xml:
             warnings.append(f"IP_LAYOUT CU {ip.name} has no kernel in EMBEDDED_METADATA")
 
-    generated_by = ((build or {}).get("build_metadata", {}).get("xclbin", {})
-                    .get("generated_by", {}))
+    generated_by = _dig(build, "build_metadata", "xclbin", "generated_by")
     return {
         "file_type": "xclbin",
         "header": {
@@ -145,8 +144,9 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
         "sections": [{"kind": s.kind, "kind_name": s.kind_name, "name": s.name,
                       "offset": _hex(s.offset), "size": len(s.payload)}
                      for s in image.sections],
-        "generated_by": {k: generated_by.get(k, "") for k in ("name", "version", "time_stamp",
-                                                               "options")} if build else None,
+        "generated_by": {k: str(generated_by.get(k, "")) for k in ("name", "version",
+                                                                    "time_stamp", "options")}
+        if build else None,
         "platform": meta.platform if meta else {},
         "fpga_device": meta.device if meta else "",
         "clocks": [c.to_json() for c in clocks],
@@ -159,6 +159,13 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
         "warnings": warnings,
         "errors": errors,
     }
+
+
+def _dig(doc: Any, *keys: str) -> dict[str, Any]:
+    """``doc[k1][k2]...`` when every level is an object, else {} (real files vary)."""
+    for key in keys:
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    return doc if isinstance(doc, dict) else {}
 
 
 def _check_connectivity(name: str, conns: list[Connection], ips: list[IpData],

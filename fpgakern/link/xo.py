@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from xml.etree import ElementTree
@@ -125,13 +126,23 @@ class XoContents:
     problems: tuple[str, ...]
 
 
+# What a damaged member can raise while it is inflated and CRC-checked.
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError,
+               NotImplementedError, RuntimeError)
+
+
+def _extract(archive: zipfile.ZipFile, name: str, where: str) -> bytes:
+    try:
+        return archive.read(name)
+    except _ZIP_ERRORS as err:
+        raise FpgakernError(f"{where}: cannot extract {name} ({err})") from None
+
+
 def _xml(archive: zipfile.ZipFile, name: str, where: str) -> ElementTree.Element:
     try:
-        return ElementTree.fromstring(archive.read(name))
+        return ElementTree.fromstring(_extract(archive, name, where))
     except ElementTree.ParseError as err:
         raise FpgakernError(f"{where}: {name} is not well-formed XML ({err})") from None
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as err:
-        raise FpgakernError(f"{where}: cannot extract {name} ({err})") from None
 
 
 def read_xo(source: Path | bytes, where: str | None = None) -> XoContents:
@@ -143,7 +154,7 @@ def read_xo(source: Path | bytes, where: str | None = None) -> XoContents:
         names = tuple(archive.namelist())
     except OSError as err:
         raise FpgakernError(f"{where}: cannot read ({err.strerror})") from None
-    except (zipfile.BadZipFile, ValueError, EOFError) as err:
+    except _ZIP_ERRORS as err:
         raise FpgakernError(f"{where}: not an .xo (zip) archive ({err})") from None
     problems: list[str] = []
     kernel_xmls = sorted(n for n in names if PurePosixPath(n).name == "kernel.xml"
@@ -170,10 +181,7 @@ def read_xo(source: Path | bytes, where: str | None = None) -> XoContents:
         kxml = kernel_xmls[0]
     else:
         raise FpgakernError(f"{where}: no kernel.xml in the archive")
-    try:
-        kernel = kernel_xml.parse(archive.read(kxml), f"{where}:{kxml}")
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as err:
-        raise FpgakernError(f"{where}: cannot extract {kxml} ({err})") from None
+    kernel = kernel_xml.parse(_extract(archive, kxml, where), f"{where}:{kxml}")
     component_vlnv = None
     if ip:
         component = f"{ip}/component.xml"
