@@ -55,8 +55,7 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
             specs: Path | None) -> None:
     """Link kernels into one .xclbin for a platform, the way v++ -l does."""
     platform = platforms.load(platform_name)
-    root = paths.project_root()
-    build_root = build_dir or paths.build_dir(root)
+    build_root = build_dir or paths.build_dir()
     if library == bool(kernels):
         raise UsageError("name kernels to link or use --library, not both or neither")
     if library:
@@ -64,8 +63,7 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
         for line in skipped:
             err_console.print(f"[yellow]warning:[/] {line}")
     else:
-        inputs = resolve.resolve(list(kernels), load_library(specs), build_root.parent
-                                 if build_dir else root)
+        inputs = resolve.resolve(list(kernels), load_library(specs), build_root)
     user_config = config.LinkConfig()
     for path in configs:
         user_config = user_config.merged(config.load(path))

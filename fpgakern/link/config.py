@@ -118,7 +118,7 @@ class LinkConfig:
 
 
 def _cu_port(text: str, where: str, what: str) -> tuple[str, str]:
-    cu, dot, port = text.partition(".")
+    cu, dot, port = (part.strip() for part in text.partition("."))
     if not dot or not _NAME.match(cu) or not port:
         raise ConfigError(where, f"{what} {text!r}: expected <cu>.<port>")
     return cu, port

@@ -55,7 +55,8 @@ def from_xo(path: Path, compute_units: int = 1, origin: str | None = None) -> Li
                      origin or display_path(path), str(path))
 
 
-def resolve(refs: list[str], library: Library, root: Path | None = None) -> list[LinkInput]:
+def resolve(refs: list[str], library: Library, build_root: Path) -> list[LinkInput]:
+    """LinkInputs for command-line kernel references; ``build_root`` holds built .xo files."""
     inputs = []
     for text in refs:
         if text.endswith(".xo") or Path(text).is_file():
@@ -71,7 +72,7 @@ def resolve(refs: list[str], library: Library, root: Path | None = None) -> list
                               else kernel.dtypes[0])
         p = plan(kernel, rung, dtype)
         origin = f"{kernel.qualname}@opt{rung}:{dtype}"
-        built = xo.default_path(p, root)
+        built = build_root / xo.relative_path(p)
         if built.is_file():
             inputs.append(from_xo(built, p.compute_units, origin))
         else:

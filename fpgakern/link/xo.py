@@ -34,12 +34,16 @@ FLOW_CPU_EMU, FLOW_HW_EMU, FLOW_SYSTEM = "CPU_EMU", "HW_EMU", "SYSTEM"
 ZIP_LEVEL = 6  # fixed, so the deflate stream does not depend on a default
 
 
-def default_path(plan: Plan, root: Path | None = None) -> Path:
-    """Where ``fpgakern build`` keeps a plan's .xo:
-    ``build/<category>/<kernel>/opt<N>/<dtype>/<top>.xo``."""
+def relative_path(plan: Plan) -> Path:
+    """A plan's .xo inside a build tree: ``<category>/<kernel>/opt<N>/<dtype>/<top>.xo``."""
     kernel = plan.kernel
-    return (paths.build_dir(root) / kernel.category / kernel.name / f"opt{plan.rung.index}"
-            / plan.dtype.name / f"{plan.top}.xo")
+    return (Path(kernel.category) / kernel.name / f"opt{plan.rung.index}" / plan.dtype.name
+            / f"{plan.top}.xo")
+
+
+def default_path(plan: Plan, root: Path | None = None) -> Path:
+    """Where ``fpgakern build`` keeps a plan's .xo: under ``build/`` of the project."""
+    return paths.build_dir(root) / relative_path(plan)
 
 
 def supported_flows(has_hls: bool, has_rtl: bool) -> list[str]:
