@@ -1,0 +1,198 @@
+"""RTL simulation of generated kernels: Verilator through cocotb, judged against numpy.
+
+``simulate(kernel, rung, dtype)`` generates the kernel's RTL (fpgakern.backends.rtl),
+wraps it with N compute units and a memory model (``wrapper``), builds it once per
+content hash (``build``), runs the cocotb testbench ``sim/fk_kernel_tb.py`` on the
+standard cases (``run``) and returns a :class:`SimResult`. docs/sim.md explains the
+memory models and how cycles are counted.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fpgakern import paths
+from fpgakern.errors import ToolError, UsageError
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ladder import Plan, plan
+from fpgakern.verify.rtlsim.build import Model, build
+from fpgakern.verify.rtlsim.run import run_test
+from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
+
+__all__ = ["DEFAULT_LATENCY", "SimResult", "build_model", "simulate"]
+
+DEFAULT_LATENCY = 64  # cycles, like DDR behind the platform interconnect
+MAIN_CASE = "random"  # the case whose cycles are reported
+
+
+@dataclass
+class SimResult:
+    """One kernel x rung x dtype simulated on its cases."""
+
+    kernel: str
+    rung: int
+    dtype: str
+    size: int
+    memory: str
+    passed: bool | None  # None: skipped (see ``skipped``)
+    cycles: int | None = None
+    elements_per_cycle: float | None = None
+    ideal_elements_per_cycle: float | None = None
+    sim_cycles_per_second: float | None = None  # simulated cycles per wall-clock second
+    sim_cycles_per_cpu_second: float | None = None  # same, per second of CPU time
+    message: str = ""  # verdict of the main case, or the first failure, or why skipped
+    skipped: str | None = None
+    waves: Path | None = None
+    log: Path | None = None
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    build_seconds: float = 0.0
+    build_cached: bool = False
+
+    @property
+    def status(self) -> str:
+        return "skipped" if self.passed is None else "passed" if self.passed else "failed"
+
+    @property
+    def percent_of_ideal(self) -> float | None:
+        if not self.elements_per_cycle or not self.ideal_elements_per_cycle:
+            return None
+        return 100.0 * self.elements_per_cycle / self.ideal_elements_per_cycle
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "rung": self.rung,
+            "dtype": self.dtype,
+            "size": self.size,
+            "passed": self.passed,
+            "cycles": self.cycles,
+            "elements_per_cycle": self.elements_per_cycle,
+            "ideal_elements_per_cycle": self.ideal_elements_per_cycle,
+            "sim_cycles_per_second": self.sim_cycles_per_second,
+            "status": self.status,
+            "memory": self.memory,
+            "message": self.message,
+            "waves": str(self.waves) if self.waves else None,
+        }
+
+
+def build_model(p: Plan, memory: Memory, *, waves: bool = False,
+                cus: int | None = None) -> Model:
+    """Generate ``p``'s RTL and build it with its wrapper (cached by content).
+
+    Raises NoRtlOperator (a ToolError) when an op has no RTL operator yet, UsageError
+    when the RTL backend does not support the kernel.
+    """
+    from fpgakern.backends.rtl.generate import generate
+
+    cus = cus or p.compute_units
+    with tempfile.TemporaryDirectory(prefix="fk-rtl-") as tmp:
+        rtl = generate(p, Path(tmp))
+        top_file = next(f for f in rtl.files if f.name == f"{rtl.top}.sv")
+        bundles = {b: p.port_bits for b in p.bundles}
+        wrapper_text = render(rtl.top, top_file, bundles, cus, memory)
+        name = f"{rtl.top}-opt{p.rung.index}-{memory}-{cus}cu"
+        return build(name, rtl.files, wrapper_text, public_config(), waves=waves)
+
+
+def run_dir_for(p: Plan, memory: str) -> Path:
+    k = p.kernel
+    return (paths.build_dir() / k.category / k.name / f"opt{p.rung.index}" / p.dtype.name
+            / f"sim-{memory}")
+
+
+def simulate(
+    kernel: Kernel,
+    rung: int,
+    dtype: str,
+    *,
+    size: int = 1000,
+    memory: Memory = "fast",
+    latency: int = DEFAULT_LATENCY,
+    waves: bool = False,
+    special: bool = True,
+    labels: list[str] | None = None,
+    extra_sizes: list[int] | None = None,
+    backpressure: float = 0.0,
+    stall_permille: int = 0,
+    buffer_offset: int = 0,
+    seed: int = 1,
+    run_dir: Path | None = None,
+    timeout: float = 3600.0,
+) -> SimResult:
+    """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
+
+    ``labels`` keeps only those stimulus cases; ``extra_sizes`` adds random cases;
+    ``backpressure`` (AxiRam: pause probability per channel and cycle) and
+    ``stall_permille`` (fast model) add random stalls on every AXI channel;
+    ``buffer_offset`` starts every buffer that many bytes into a 4 KiB page.
+    """
+    p = plan(kernel, rung, dtype)
+    result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
+                       ideal_elements_per_cycle=p.ideal_elements_per_cycle)
+    try:
+        model = build_model(p, memory, waves=waves)
+    except (UsageError, ToolError) as error:
+        if type(error).__name__ == "NoRtlOperator" or isinstance(error, UsageError):
+            result.skipped = result.message = str(error)
+            return result
+        raise
+    result.build_seconds, result.build_cached = model.seconds, model.cached
+    folder = run_dir or run_dir_for(p, memory)
+    wave_file = folder / "waves.fst" if waves else None
+    job = {
+        "specs": str(kernel.source.parent.parent),
+        "kernel": kernel.qualname,
+        "rung": rung,
+        "dtype": dtype,
+        "size": size,
+        "memory": memory,
+        "latency": latency,
+        "cus": p.compute_units,
+        "special": special,
+        "labels": labels,
+        "extra_sizes": extra_sizes or [],
+        "backpressure": backpressure,
+        "stall_permille": stall_permille,
+        "buffer_offset": buffer_offset,
+        "seed": seed,
+    }
+    data, log = run_test(model, "fk_kernel_tb", job, folder, waves=wave_file, timeout=timeout)
+    result.log = folder / "sim.log"
+    result.waves = wave_file if wave_file and wave_file.exists() else None
+    if data is None:
+        result.passed = False
+        result.message = "simulation ended without a result: " + _log_tail(log)
+        return result
+    return _summarize(result, data["cases"], size)
+
+
+def _summarize(result: SimResult, cases: list[dict[str, Any]], size: int) -> SimResult:
+    result.cases = cases
+    failed = [c for c in cases if not c["passed"]]
+    result.passed = bool(cases) and not failed
+    main = next((c for c in cases if c["label"] == MAIN_CASE), cases[0] if cases else None)
+    if main and main.get("cycles"):
+        result.cycles = main["cycles"]
+        result.elements_per_cycle = main["size"] / main["cycles"]
+    timed = [c for c in cases if c.get("cycles") and c.get("wall_seconds")]
+    if timed:
+        cycles = sum(c["cycles"] for c in timed)
+        wall = sum(c["wall_seconds"] for c in timed)
+        cpu = sum(c["cpu_seconds"] for c in timed)
+        result.sim_cycles_per_second = cycles / wall if wall > 0 else None
+        result.sim_cycles_per_cpu_second = cycles / cpu if cpu > 0 else None
+    if failed:
+        first = failed[0]
+        result.message = f"{first['label']} (n={first['size']}): {first['message']}"
+    elif main:
+        result.message = main["message"]
+    return result
+
+
+def _log_tail(log: str, lines: int = 15) -> str:
+    keep = [ln for ln in log.strip().splitlines() if ln.strip()]
+    return "\n".join(keep[-lines:])

@@ -1,0 +1,152 @@
+"""Verilating a kernel with its simulation wrapper into a cocotb-ready executable.
+
+Builds are content-addressed: the key hashes every source file, the flags, the Verilator
+version and cocotb's library folder, and the model lives in
+``cache_dir()/rtlsim/<top>-<memory>-<N>cu-<key>/``. Unchanged RTL is never re-verilated.
+A build runs in a private temporary folder and is renamed into place, so concurrent
+processes (pytest-xdist, two shells) never see a half-built model; ``OBJCACHE=ccache``
+makes the C++ of a changed design cheap when ccache is installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fpgakern.errors import ToolError
+from fpgakern.paths import cache_dir
+from fpgakern.verify import tools
+from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
+
+# Free speed per reference/sim-figures.md. Never --threads: on 2 cores it is far slower.
+VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2")
+# Generated kernels may carry style warnings; lint is the generator's own test.
+WARNING_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-SYMRSVDWORD")
+TIMESCALE = "1ns/1ps"
+EXECUTABLE = "sim"
+
+
+def support_files() -> list[Path]:
+    """The simulation-side sources every model is built with."""
+    root = sim_dir()
+    return [
+        root / "fkmem" / "fk_verilator_main.cpp",
+        root / "fkmem" / "fk_axi_mem.cpp",
+        root / "fkmem" / "fk_axi_mem_dpi.cpp",
+        root / "fkmem" / "fk_axi_mem.h",
+        root / "hdl" / "fk_axi_mem.sv",
+    ]
+
+
+@dataclass(frozen=True)
+class Model:
+    """A built simulation model."""
+
+    folder: Path
+    cached: bool  # True when an earlier build was reused
+    seconds: float  # build time (0 when cached)
+
+    @property
+    def executable(self) -> Path:
+        return self.folder / EXECUTABLE
+
+
+@functools.cache
+def _verilator_version() -> str:
+    return tools.tool_version([str(tools.verilator()), "--version"]) or "unknown"
+
+
+@functools.cache
+def cocotb_libs_dir() -> Path:
+    try:
+        import cocotb_tools.config
+    except ImportError:
+        raise ToolError(
+            "cocotb is not installed: pip install 'cocotb>=2.0' cocotbext-axi"
+        ) from None
+    return Path(cocotb_tools.config.libs_dir)
+
+
+def build_key(name: str, texts: dict[str, bytes], waves: bool) -> str:
+    digest = hashlib.sha256()
+    for part in (name, _verilator_version(), " ".join(VERILATOR_FLAGS), " ".join(WARNING_FLAGS),
+                 TIMESCALE, str(cocotb_libs_dir()), f"waves={waves}"):
+        digest.update(part.encode() + b"\0")
+    for file_name in sorted(texts):
+        digest.update(file_name.encode() + b"\0" + texts[file_name] + b"\0")
+    return digest.hexdigest()[:20]
+
+
+def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, *,
+          waves: bool = False) -> Model:
+    """The model for ``sources`` (the kernel's files in compile order) and the wrapper.
+
+    ``name`` labels the cache folder (e.g. ``add_f32-fast-1cu``).
+    """
+    support = support_files()
+    texts = {p.name: p.read_bytes() for p in [*sources, *support]}
+    texts[f"{WRAPPER}.sv"] = wrapper_text.encode()
+    texts["public.vlt"] = vlt_text.encode()
+    key = build_key(name, texts, waves)
+    root = cache_dir() / "rtlsim"
+    final = root / f"{name}-{key}"
+    if (final / EXECUTABLE).exists():
+        return Model(final, True, 0.0)
+    root.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
+    started = time.perf_counter()
+    try:
+        src = work / "src"  # the exact sources, kept beside the model for debugging
+        src.mkdir()
+        copies = []
+        for path in [*sources, *support]:
+            shutil.copy2(path, src / path.name)
+            copies.append(src / path.name)
+        (src / f"{WRAPPER}.sv").write_text(wrapper_text)
+        (src / "public.vlt").write_text(vlt_text)
+        _verilate(work, copies, src, waves)
+        try:
+            os.rename(work, final)  # atomic; fails if another process got there first
+        except OSError:
+            if not (final / EXECUTABLE).exists():
+                raise
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return Model(final, False, time.perf_counter() - started)
+
+
+def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool) -> None:
+    env = tools.env_with_verilator()
+    if tools.ccache():
+        env["OBJCACHE"] = "ccache"
+    libs = cocotb_libs_dir()
+    hdl = [f for f in files if f.suffix in (".sv", ".v")]
+    cpp = [f for f in files if f.suffix == ".cpp"]
+    command = [
+        str(tools.verilator()), "--cc", "--exe", "--build", "--build-jobs", "2",
+        "--vpi", "--prefix", "Vtop", "--top-module", WRAPPER,
+        "-Mdir", str(work / "obj"), "-o", str(work / EXECUTABLE),
+        *VERILATOR_FLAGS, *WARNING_FLAGS, "--timescale", TIMESCALE,
+        "-CFLAGS", f"-I{src}",
+        # -rdynamic exports the fk_mem_* C API so the testbench can reach it with ctypes.
+        "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator -rdynamic",
+        *(["--trace-fst", "--trace-structs"] if waves else []),
+        str(src / "public.vlt"), *map(str, cpp), *map(str, hdl), str(src / f"{WRAPPER}.sv"),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    (work / "build.log").write_text(" ".join(command) + "\n\n" + done.stdout + done.stderr)
+    if done.returncode != 0 or not (work / EXECUTABLE).exists():
+        lines = (done.stdout + done.stderr).strip().splitlines()
+        errors = [ln for ln in lines if "%Error" in ln or "error:" in ln]
+        tail = "\n".join((errors or lines)[-20:])
+        raise ToolError(f"verilator build of {WRAPPER} failed:\n{tail}")
+    shutil.rmtree(work / "obj", ignore_errors=True)  # the executable is all a run needs

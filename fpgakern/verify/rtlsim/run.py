@@ -1,0 +1,73 @@
+"""Starting a built model as a cocotb simulation and collecting its JSON result.
+
+The model is started directly (not through cocotb's runner, which rebuilds with
+``--public-flat-rw``): the environment below is what ``cocotb_tools.runner`` sets for
+Verilator. The testbench (a module in ``sim/``) reads its job from ``FK_SIM_JOB`` and
+writes its result to the job's ``result`` path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from fpgakern.errors import ToolError
+from fpgakern.verify import tools
+from fpgakern.verify.rtlsim.build import Model, cocotb_libs_dir
+from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
+
+
+def cocotb_env(test_module: str, job_file: Path, results_xml: Path) -> dict[str, str]:
+    import cocotb_tools.config
+    from find_libpython import find_libpython  # a cocotb dependency
+
+    env = tools.env_with_verilator()
+    libpython = env.get("LIBPYTHON_LOC") or find_libpython()
+    if not libpython:
+        raise ToolError("cocotb cannot find libpython for this Python")
+    env["PATH"] = env["PATH"] + os.pathsep + str(cocotb_libs_dir())
+    # The testbench imports fpgakern and the sim/ helpers, whatever the caller's cwd.
+    path = [str(sim_dir()), *sys.path]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in path if p))
+    env["PYGPI_PYTHON_BIN"] = sys.executable
+    env["GPI_USERS"] = f"{libpython};{cocotb_tools.config.pygpi_entry_point()}"
+    env["COCOTB_TOPLEVEL"] = WRAPPER
+    env["COCOTB_TEST_MODULES"] = test_module
+    env["TOPLEVEL_LANG"] = "verilog"
+    env["COCOTB_RESULTS_FILE"] = str(results_xml)
+    env["COCOTB_TRUST_INERTIAL_WRITES"] = "1"
+    env["FK_SIM_JOB"] = str(job_file)
+    env.setdefault("COCOTB_LOG_LEVEL", "WARNING")
+    return env
+
+
+def run_test(model: Model, test_module: str, job: dict, run_dir: Path, *,
+             waves: Path | None = None, timeout: float = 3600.0) -> tuple[dict | None, str]:
+    """Run ``test_module`` on ``model`` with ``job``; returns (result JSON or None, log).
+
+    The result is None when the simulation ended without writing one (a crash, an
+    exception before the first case); the log then says why.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    result_file = run_dir / "result.json"
+    result_file.unlink(missing_ok=True)
+    job = {**job, "result": str(result_file)}
+    job_file = run_dir / "job.json"
+    job_file.write_text(json.dumps(job, indent=1))
+    command = [str(model.executable)]
+    if waves is not None:
+        command += ["--trace", "--trace-file", str(waves)]
+    env = cocotb_env(test_module, job_file, run_dir / "results.xml")
+    try:
+        done = subprocess.run(command, cwd=run_dir, env=env, capture_output=True, text=True,
+                              timeout=timeout, check=False)
+        log = done.stdout + done.stderr
+    except subprocess.TimeoutExpired as expired:
+        log = f"simulation killed after {timeout:.0f} s\n{expired.stdout or ''}"
+    (run_dir / "sim.log").write_text(log)
+    if not result_file.exists():
+        return None, log
+    return json.loads(result_file.read_text()), log

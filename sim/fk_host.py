@@ -1,0 +1,329 @@
+"""The host side of a simulated kernel: what XRT would do, in cocotb.
+
+``Host`` drives the wrapper ``fk_sim_top`` (fpgakern/verify/rtlsim/wrapper.py): it
+allocates buffers in the chosen memory model, writes the arguments of every compute
+unit over its AXI4-Lite control port (cocotbext-axi's AxiLiteMaster), sets ap_start,
+waits for the wrapper's ``all_done`` (the last started CU's interrupt), reads CTRL and
+clears ISR as an interrupt handler would, and reads the outputs back. Cycles come from
+the wrapper's ``run_cycles`` counter, measured in the HDL.
+
+Two memory models (docs/sim.md):
+* ``FastMemory``: the C++ model in sim/fkmem/ behind every AXI master; Python touches it
+  through ctypes once per buffer, never per cycle.
+* ``RamMemory``: cocotbext-axi's AxiRam per master, all sharing one bytearray, optionally
+  with random backpressure on every channel; a poison pattern around every buffer shows
+  any write outside it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import random
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
+from cocotbext.axi import AxiBus, AxiLiteBus, AxiLiteMaster, AxiRam
+
+from fpgakern.interface import (
+    CTRL_AP_CONTINUE,
+    CTRL_AP_DONE,
+    CTRL_AP_START,
+    REG_CTRL,
+    REG_GIE,
+    REG_IER,
+    REG_ISR,
+    KernelInterface,
+)
+from fpgakern.ladder import Plan
+
+BASE = 0x4_0000_0000  # first buffer address: above 4 GiB, so the high pointer word matters
+PAGE = 4096
+POISON = 0xA5  # fill byte of output buffers and guard zones
+CLOCK_NS = 10  # ap_clk period set by fk_verilator_main.cpp (5000 ps half period)
+
+
+class SimFailure(Exception):
+    """A run that cannot complete: timeout, AXI violation, bad control state."""
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+class FastMemory:
+    """The C++ memory model (sim/fkmem/fk_axi_mem.cpp), reached through ctypes."""
+
+    name = "fast"
+
+    def __init__(self, latency: int, stall_permille: int = 0, seed: int = 1) -> None:
+        lib = ctypes.CDLL(None)  # the simulation executable exports fk_mem_* (-rdynamic)
+        u64, c = ctypes.c_ulonglong, ctypes
+        lib.fk_mem_alloc.restype = u64
+        lib.fk_mem_alloc.argtypes = [u64, c.c_int, c.c_char_p, u64]
+        lib.fk_mem_write.argtypes = [u64, c.c_void_p, u64]
+        lib.fk_mem_read.argtypes = [u64, c.c_void_p, u64]
+        lib.fk_mem_configure.argtypes = [c.c_uint, c.c_uint, c.c_uint, c.c_uint, u64]
+        lib.fk_mem_violation_count.restype = u64
+        lib.fk_mem_violation.restype = c.c_char_p
+        lib.fk_mem_violation.argtypes = [u64]
+        lib.fk_mem_port_name.restype = c.c_char_p
+        lib.fk_mem_port_describe.restype = c.c_char_p
+        lib.fk_mem_port_stats.argtypes = [c.c_int, c.POINTER(u64), c.c_int]
+        self.lib = lib
+        self.latency = latency
+        self.stall_permille = stall_permille
+        self.seed = seed
+
+    def start(self, dut, clock, reset) -> None:  # noqa: ARG002 - same signature as RamMemory
+        self.reset()
+
+    def reset(self) -> None:
+        self.lib.fk_mem_reset()
+        self.lib.fk_mem_configure(self.latency, self.latency, 64, self.stall_permille, self.seed)
+
+    def alloc(self, size: int, writable: bool, name: str, offset: int = 0) -> int:
+        return int(self.lib.fk_mem_alloc(size, int(writable), name.encode(), offset))
+
+    def write(self, addr: int, data: np.ndarray) -> None:
+        data = np.ascontiguousarray(data)
+        if self.lib.fk_mem_write(addr, data.ctypes.data, data.nbytes):
+            raise SimFailure(f"host write outside the memory model at {addr:#x}")
+
+    def read(self, addr: int, count: int, dtype: np.dtype) -> np.ndarray:
+        out = np.empty(count, dtype=dtype)
+        if count and self.lib.fk_mem_read(addr, out.ctypes.data, out.nbytes):
+            raise SimFailure(f"host read outside the memory model at {addr:#x}")
+        return out
+
+    def violations(self) -> list[str]:
+        count = int(self.lib.fk_mem_violation_count())
+        kept = [self.lib.fk_mem_violation(i) for i in range(count)]
+        messages = [m.decode() for m in kept if m]
+        if count > len(messages):
+            messages.append(f"... {count - len(messages)} more")
+        return messages
+
+    def describe(self) -> str:
+        return "; ".join(self.lib.fk_mem_port_describe(i).decode()
+                         for i in range(self.lib.fk_mem_port_count()))
+
+
+@dataclass
+class _Region:
+    base: int
+    size: int
+    end: int  # end of its pages (guard zone is [base + size, end))
+
+
+class RamMemory:
+    """cocotbext-axi AxiRam on every master, sharing one bytearray, optional backpressure."""
+
+    name = "axiram"
+
+    def __init__(self, prefixes: list[str], size: int, backpressure: float = 0.0,
+                 seed: int = 1) -> None:
+        self.prefixes = prefixes
+        self.mem = bytearray(size)  # AxiRam maps address % size, so BASE lands at 0
+        self.size = size
+        self.backpressure = backpressure
+        self.seed = seed
+        self.rams: list[AxiRam] = []
+        self.regions: list[_Region] = []
+        self.next = 0
+
+    def start(self, dut, clock, reset) -> None:
+        rng = random.Random(self.seed)
+        for prefix in self.prefixes:
+            ram = AxiRam(AxiBus.from_prefix(dut, prefix), clock, reset,
+                         reset_active_level=False, mem=self.mem)
+            if self.backpressure:
+                channels = (ram.write_if.aw_channel, ram.write_if.w_channel,
+                            ram.write_if.b_channel, ram.read_if.ar_channel,
+                            ram.read_if.r_channel)
+                for channel in channels:
+                    channel.set_pause_generator(_pauses(rng.randrange(1 << 30),
+                                                        self.backpressure))
+            self.rams.append(ram)
+        self.reset()
+
+    def reset(self) -> None:
+        self.regions = []
+        self.next = 0
+
+    def alloc(self, size: int, writable: bool, name: str, offset: int = 0) -> int:  # noqa: ARG002
+        start = self.next + offset
+        end = -(-(start + max(size, 1)) // PAGE) * PAGE + PAGE  # one guard page after
+        if end > self.size:
+            raise SimFailure(f"AxiRam of {self.size} bytes is too small for buffer {name!r}")
+        self.mem[self.next:end] = bytes([POISON]) * (end - self.next)
+        self.regions.append(_Region(start, size, end))
+        self.next = end
+        return BASE + start
+
+    def write(self, addr: int, data: np.ndarray) -> None:
+        raw = np.ascontiguousarray(data).tobytes()
+        self.mem[addr - BASE: addr - BASE + len(raw)] = raw
+
+    def read(self, addr: int, count: int, dtype: np.dtype) -> np.ndarray:
+        n = count * np.dtype(dtype).itemsize
+        return np.frombuffer(bytes(self.mem[addr - BASE: addr - BASE + n]), dtype=dtype).copy()
+
+    def violations(self) -> list[str]:
+        """Bytes changed outside every buffer (each buffer's guard zone kept its poison)."""
+        found = []
+        for r in self.regions:
+            guard = np.frombuffer(bytes(self.mem[r.base + r.size: r.end]), dtype=np.uint8)
+            bad = np.flatnonzero(guard != POISON)
+            if bad.size:
+                first = BASE + r.base + r.size + int(bad[0])
+                found.append(f"{bad.size} bytes written past a {r.size}-byte buffer, "
+                             f"first at {first:#x}")
+        return found
+
+    def describe(self) -> str:
+        return "AxiRam (no queue state available)"
+
+
+def _pauses(seed: int, probability: float):
+    rng = random.Random(seed)
+    while True:
+        yield rng.random() < probability
+
+
+# ----------------------------------------------------------------------------- host
+
+
+@dataclass
+class Run:
+    """One kernel call across its compute units."""
+
+    outputs: list[np.ndarray]  # per CU that ran
+    cycles: int
+    wall_seconds: float
+    cpu_seconds: float
+    sizes: list[int] = field(default_factory=list)
+
+
+def to_register(value: float | int, ctype: str) -> int:
+    """The 32-bit register image of a scalar argument."""
+    if ctype == "float":
+        return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+    return int(np.array([value], dtype=np.int64).astype(np.int32).view(np.uint32)[0])
+
+
+def split(n: int, cus: int, granule: int = 16) -> list[tuple[int, int]]:
+    """The host's work split: contiguous chunks, a multiple of ``granule`` elements each
+    (whole 64-byte lines) except the last; CUs without work are left out."""
+    if cus == 1:
+        return [(0, n)]
+    per_cu = -(-n // cus)  # ceil
+    chunk = -(-per_cu // granule) * granule
+    return [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)] or [(0, 0)]
+
+
+class Host:
+    def __init__(self, dut, plan: Plan, iface: KernelInterface, memory,
+                 cus: int) -> None:
+        self.dut = dut
+        self.plan = plan
+        self.iface = iface
+        self.memory = memory
+        self.cus = cus
+        self.clock = dut.ap_clk
+        self.controls = [
+            AxiLiteMaster(AxiLiteBus.from_prefix(dut, f"cu{i}_s_axi_control"), dut.ap_clk,
+                          dut.ap_rst_n, reset_active_level=False)
+            for i in range(cus)
+        ]
+        self.buffer_offset = 0  # bytes into a page where each buffer starts
+
+    async def reset(self) -> None:
+        self.dut.ap_rst_n.value = 0
+        self.memory.start(self.dut, self.dut.ap_clk, self.dut.ap_rst_n)
+        await ClockCycles(self.clock, 8)
+        self.dut.ap_rst_n.value = 1
+        await ClockCycles(self.clock, 4)
+
+    async def write_reg(self, cu: int, offset: int, value: int) -> None:
+        await self.controls[cu].write_dword(offset, value & 0xFFFF_FFFF)
+
+    async def read_reg(self, cu: int, offset: int) -> int:
+        return int(await self.controls[cu].read_dword(offset))
+
+    async def call(self, tensors: dict[str, np.ndarray], scalars: dict[str, float | int],
+                   timeout_cycles: int) -> Run:
+        """Run the kernel on ``tensors`` split across the CUs and wait for the last."""
+        plan, iface = self.plan, self.iface
+        n = next(iter(tensors.values())).size
+        out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
+        reduction = plan.kernel.is_reduction
+        self.memory.reset()
+        jobs = []
+        for cu, (lo, hi) in enumerate(split(n, self.cus)):
+            addresses = {}
+            for name in plan.kernel.inputs:
+                data = np.ascontiguousarray(tensors[name][lo:hi])
+                addr = self.memory.alloc(data.nbytes, False, f"cu{cu}.{name}",
+                                         self.buffer_offset)
+                self.memory.write(addr, data)
+                addresses[name] = addr
+            count = 1 if reduction else hi - lo
+            out_bytes = count * np.dtype(out_dtype).itemsize
+            addr = self.memory.alloc(out_bytes, True, f"cu{cu}.{plan.kernel.output}",
+                                     self.buffer_offset)
+            self.memory.write(addr, np.full(out_bytes, POISON, dtype=np.uint8))
+            addresses[plan.kernel.output] = addr
+            jobs.append((cu, hi - lo, addresses, count))
+
+        async def program(cu: int, size: int, addresses: dict[str, int]) -> None:
+            for arg in iface.args:
+                if arg.kind == "pointer":
+                    await self.write_reg(cu, arg.offset, addresses[arg.name])
+                    await self.write_reg(cu, arg.offset + 4, addresses[arg.name] >> 32)
+                elif arg.name in scalars:
+                    await self.write_reg(cu, arg.offset, to_register(scalars[arg.name],
+                                                                     arg.ctype))
+                else:
+                    await self.write_reg(cu, arg.offset, size)  # the element count n
+            await self.write_reg(cu, REG_GIE, 1)
+            await self.write_reg(cu, REG_IER, 1)  # interrupt on ap_done
+
+        for cu, size, addresses, _ in jobs:
+            await program(cu, size, addresses)
+
+        # Start every CU in the same cycle (the wrapper counts from the first ap_start).
+        starts = [self.controls[cu].init_write(REG_CTRL, CTRL_AP_START.to_bytes(4, "little"))
+                  for cu, *_ in jobs]
+        wall, cpu = time.perf_counter(), time.process_time()
+        for event in starts:
+            await event.wait()
+        if not int(self.dut.all_done.value):
+            done = RisingEdge(self.dut.all_done)
+            expired = Timer(timeout_cycles * CLOCK_NS, unit="ns")
+            if await First(done, expired) is expired:
+                raise SimFailure(await self._timeout_report(timeout_cycles, jobs))
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        cycles = int(self.dut.run_cycles.value)
+
+        outputs = []
+        for cu, _, addresses, count in jobs:
+            status = await self.read_reg(cu, REG_CTRL)
+            if not status & CTRL_AP_DONE:
+                raise SimFailure(f"cu{cu}: interrupt raised but CTRL={status:#x} lacks ap_done")
+            await self.write_reg(cu, REG_ISR, 1)  # acknowledge, as XRT's handler does
+            # ap_ctrl_chain: the CU holds its output until the host lets it continue.
+            await self.write_reg(cu, REG_CTRL, CTRL_AP_CONTINUE)
+            outputs.append(self.memory.read(addresses[plan.kernel.output], count, out_dtype))
+        problems = self.memory.violations()
+        if problems:
+            raise SimFailure("AXI violation: " + "; ".join(problems[:5]))
+        return Run(outputs, cycles, wall, cpu, [size for _, size, _, _ in jobs])
+
+    async def _timeout_report(self, timeout_cycles: int, jobs: list) -> str:
+        states = []
+        for cu, *_ in jobs:
+            status = await self.read_reg(cu, REG_CTRL)
+            states.append(f"cu{cu} CTRL={status:#04x}")
+        return (f"no ap_done within {timeout_cycles} cycles ({', '.join(states)}); "
+                f"memory: {self.memory.describe()}")

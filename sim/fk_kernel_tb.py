@@ -1,0 +1,110 @@
+"""cocotb testbench: run a generated kernel on the standard cases and judge it.
+
+Started by fpgakern.verify.rtlsim with the job in the JSON file named by FK_SIM_JOB
+(kernel, rung, dtype, size, memory model, latency...). It draws the cases from
+fpgakern.verify.stimulus, runs each through the kernel as a host would (sim/fk_host.py),
+compares with the numpy reference (fpgakern.verify.reference / compare) and writes one
+JSON result per case to the job's ``result`` path, which the parent process reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import traceback
+from pathlib import Path
+
+import cocotb
+import numpy as np
+from fk_host import FastMemory, Host, RamMemory, SimFailure
+
+from fpgakern.interface import interface
+from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ladder import plan as make_plan
+from fpgakern.spec.library import Library
+from fpgakern.verify import compare, reference, stimulus
+
+
+def load_job() -> dict:
+    return json.loads(Path(os.environ["FK_SIM_JOB"]).read_text())
+
+
+def timeout_for(p, n: int, latency: int) -> int:
+    """A cycle budget no correct kernel comes near: every element as a serial
+    round trip to memory, with backpressure, times four."""
+    trips = len(p.kernel.inputs) + 1
+    return 20_000 + 4 * trips * (latency + 40) * max(n, 1) // max(p.lanes, 1)
+
+
+def make_memory(job: dict, p) -> FastMemory | RamMemory:
+    if job["memory"] == "fast":
+        return FastMemory(job["latency"], job.get("stall_permille", 0), job.get("seed", 1))
+    prefixes = [f"cu{i}_m_axi_{b}" for i in range(job["cus"]) for b in p.bundles]
+    return RamMemory(prefixes, job.get("ram_bytes", 1 << 26), job.get("backpressure", 0.0),
+                     job.get("seed", 1))
+
+
+def select_cases(job: dict, kernel, dtype) -> list[stimulus.Case]:
+    cases = stimulus.cases(kernel, dtype, size=job["size"], seed=job.get("seed", 0),
+                           special=job.get("special", True))
+    wanted = job.get("labels")
+    if wanted:
+        cases = [c for c in cases if c.label in wanted]
+    extra = job.get("extra_sizes") or []
+    rng = np.random.default_rng(job.get("seed", 0) + 1)
+    for n in extra:
+        tensors = {x: stimulus.random_values(dtype, n, rng) for x in kernel.inputs}
+        defaults = {s.name: s.default for s in kernel.scalars}
+        cases.append(stimulus.Case(f"size_{n}", tensors, defaults))
+    return cases
+
+
+@cocotb.test()
+async def run_kernel(dut) -> None:
+    job = load_job()
+    kernel = Library(Path(job["specs"])).get(job["kernel"])
+    p = make_plan(kernel, job["rung"], job["dtype"])
+    dtype = DTYPES[job["dtype"]]
+    memory = make_memory(job, p)
+    host = Host(dut, p, interface(p), memory, job["cus"])
+    host.buffer_offset = job.get("buffer_offset", 0)
+    await host.reset()
+    accuracy = compare.accuracy_of(kernel, dtype.name)
+    results = []
+    for case in select_cases(job, kernel, dtype):
+        entry: dict = {"label": case.label, "size": case.size}
+        try:
+            run = await host.call(case.tensors, case.scalars,
+                                  timeout_for(p, case.size, job["latency"]))
+            actual = combine(kernel, run.outputs)
+            expected = reference.expected_output(kernel, dtype.name, case)
+            reduced = (reference.reduction_operand(kernel, dtype.name, case)
+                       if kernel.is_reduction else None)
+            verdict = compare.compare(expected, actual, accuracy, reduced)
+            entry.update(passed=verdict.passed, message=verdict.summary(), cycles=run.cycles,
+                         wall_seconds=run.wall_seconds, cpu_seconds=run.cpu_seconds,
+                         cus_used=len(run.outputs))
+        except SimFailure as failure:
+            entry.update(passed=False, message=str(failure), cycles=None)
+        except Exception as error:  # a testbench bug: report it with its traceback
+            entry.update(passed=False, message=f"testbench error: {error!r}", cycles=None,
+                         traceback=traceback.format_exc())
+        results.append(entry)
+        dut._log.info("%s n=%d: %s (%s cycles)", case.label, case.size,
+                      "pass" if entry["passed"] else "FAIL", entry.get("cycles"))
+        if entry.get("cycles") is None:
+            break  # the kernel may be wedged: later cases would only time out too
+    total = int(dut.cycle.value)
+    Path(job["result"]).write_text(json.dumps({"cases": results, "total_cycles": total}))
+    failed = [r for r in results if not r["passed"]]
+    assert not failed, f"{len(failed)} case(s) failed; first: {failed[0]['message']}"
+
+
+def combine(kernel, outputs: list[np.ndarray]) -> np.ndarray:
+    """The kernel's result from the per-CU outputs: concatenated, or for a reduction the
+    partial results reduced again on the host (as a multi-CU host program does)."""
+    if len(outputs) == 1:
+        return outputs[0]
+    if kernel.is_reduction:
+        return kernel.reduction.reference(np.concatenate(outputs))
+    return np.concatenate(outputs)
