@@ -90,33 +90,41 @@ module fk_fp32_sqrt (
   // One step: bring down the next two radicand bits; the trial subtrahend is 4*root + 1
   // (that is (2*root + 1)^2 - (2*root)^2 at the current scale); keep it if it fits.
   for (genvar s = 0; s < STAGES; s++) begin : g_stage
-    logic [2:0][49:0]   rad_c;
-    logic [2:0][RW-1:0] rem_c;
-    logic [2:0][24:0]   root_c;
-    assign rad_c[0]  = rad_q[s];
-    assign rem_c[0]  = rem_q[s];
-    assign root_c[0] = root_q[s];
+    // Two chained steps, flattened (Yosys cannot index 2-D arrays declared inside a
+    // generate block); slice 0 is the registered stage input.
+    logic [3*50-1:0] rad_c;
+    logic [3*RW-1:0] rem_c;
+    logic [3*25-1:0] root_c;
+    assign rad_c[49:0]    = rad_q[s];
+    assign rem_c[RW-1:0]  = rem_q[s];
+    assign root_c[24:0]   = root_q[s];
     for (genvar k = 0; k < 2; k++) begin : g_iter
+      logic [49:0]   rad_k;
+      logic [RW-1:0] rem_k;
+      logic [24:0]   root_k;
+      assign rad_k  = rad_c[k*50 +: 50];
+      assign rem_k  = rem_c[k*RW +: RW];
+      assign root_k = root_c[k*25 +: 25];
       if (2 * s + k < 25) begin : g_on
         logic [RW-1:0] pulled, trial, diff;
-        assign pulled = {rem_c[k][RW-3:0], rad_c[k][49:48]};
-        assign trial  = {1'b0, root_c[k], 2'b01};
+        assign pulled = {rem_k[RW-3:0], rad_k[49:48]};
+        assign trial  = {1'b0, root_k, 2'b01};
         assign diff   = pulled - trial;
         // pulled < trial shows as a borrow into the (always zero) top bit.
-        assign rem_c[k+1]  = diff[RW-1] ? pulled : diff;
-        assign root_c[k+1] = {root_c[k][23:0], ~diff[RW-1]};
-        assign rad_c[k+1]  = {rad_c[k][47:0], 2'b00};
+        assign rem_c[(k+1)*RW +: RW] = diff[RW-1] ? pulled : diff;
+        assign root_c[(k+1)*25 +: 25] = {root_k[23:0], ~diff[RW-1]};
+        assign rad_c[(k+1)*50 +: 50]  = {rad_k[47:0], 2'b00};
       end else begin : g_off
-        assign rem_c[k+1]  = rem_c[k];
-        assign root_c[k+1] = root_c[k];
-        assign rad_c[k+1]  = rad_c[k];
+        assign rem_c[(k+1)*RW +: RW]  = rem_k;
+        assign root_c[(k+1)*25 +: 25] = root_k;
+        assign rad_c[(k+1)*50 +: 50]  = rad_k;
       end
     end
     always_ff @(posedge clk) begin
       if (ce) begin
-        rad_q[s+1]  <= rad_c[2];
-        rem_q[s+1]  <= rem_c[2];
-        root_q[s+1] <= root_c[2];
+        rad_q[s+1]  <= rad_c[2*50 +: 50];
+        rem_q[s+1]  <= rem_c[2*RW +: RW];
+        root_q[s+1] <= root_c[2*25 +: 25];
         e_q[s+1]    <= e_q[s];
         sign_q[s+1] <= sign_q[s];
         sp_q[s+1]   <= sp_q[s];

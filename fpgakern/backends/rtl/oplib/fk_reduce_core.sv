@@ -137,14 +137,15 @@ module fk_reduce_core #(
   // x: the partial leaving the ring this cycle (entered P advances ago).
   logic [31:0] x;
   if (P > OPLAT) begin : g_ring_delay
-    logic [P-OPLAT-1:0][31:0] dly;
-    always_ff @(posedge clk) begin
-      if (ring_ce) begin
-        dly[0] <= ring_y;
-        for (int s = 1; s < P - OPLAT; s++) dly[s] <= dly[s-1];
-      end
+    // P - OPLAT registers, newest in the low word (flat: Yosys cannot index 2-D arrays
+    // declared inside a generate block).
+    logic [(P-OPLAT)*32-1:0] dly;
+    if (P - OPLAT == 1) begin : g_one
+      always_ff @(posedge clk) if (ring_ce) dly <= ring_y;
+    end else begin : g_more
+      always_ff @(posedge clk) if (ring_ce) dly <= {dly[(P-OPLAT-1)*32-1:0], ring_y};
     end
-    assign x = dly[P-OPLAT-1];
+    assign x = dly[(P-OPLAT)*32-1 -: 32];
   end else begin : g_ring_direct
     assign x = ring_y;
   end

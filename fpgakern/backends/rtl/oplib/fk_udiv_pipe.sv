@@ -43,35 +43,40 @@ module fk_udiv_pipe #(
   assign side_q[0] = side_in;
 
   for (genvar s = 0; s < STAGES; s++) begin : g_stage
-    // The chained iterations of this stage; element 0 is the registered stage input.
-    logic [PER_STAGE:0][DW-1:0] r_c;
-    logic [PER_STAGE:0][QW-1:0] qa_c;
-    assign r_c[0]  = r_q[s];
-    assign qa_c[0] = qa_q[s];
+    // The chained iterations of this stage, flattened (Yosys cannot index 2-D arrays
+    // declared inside a generate block); slice 0 is the registered stage input.
+    logic [(PER_STAGE+1)*DW-1:0] r_c;
+    logic [(PER_STAGE+1)*QW-1:0] qa_c;
+    assign r_c[DW-1:0]  = r_q[s];
+    assign qa_c[QW-1:0] = qa_q[s];
 
     for (genvar k = 0; k < PER_STAGE; k++) begin : g_iter
+      logic [DW-1:0] r_k;
+      logic [QW-1:0] qa_k;
+      assign r_k  = r_c[k*DW +: DW];
+      assign qa_k = qa_c[k*QW +: QW];
       if (s * PER_STAGE + k < QW) begin : g_on
         logic [DW:0] shifted;
         logic [DW:0] diff;
-        assign shifted = {r_c[k], qa_c[k][QW-1]};
+        assign shifted = {r_k, qa_k[QW-1]};
         assign diff    = shifted - {1'b0, d_q[s]};
         // No borrow means shifted >= d: keep the difference and set the quotient bit.
-        assign r_c[k+1]  = diff[DW] ? shifted[DW-1:0] : diff[DW-1:0];
+        assign r_c[(k+1)*DW +: DW] = diff[DW] ? shifted[DW-1:0] : diff[DW-1:0];
         if (QW > 1) begin : g_wide
-          assign qa_c[k+1] = {qa_c[k][QW-2:0], ~diff[DW]};
+          assign qa_c[(k+1)*QW +: QW] = {qa_k[QW-2:0], ~diff[DW]};
         end else begin : g_one
-          assign qa_c[k+1] = ~diff[DW];
+          assign qa_c[(k+1)*QW +: QW] = ~diff[DW];
         end
       end else begin : g_off  // last stage when QW is not a multiple of PER_STAGE
-        assign r_c[k+1]  = r_c[k];
-        assign qa_c[k+1] = qa_c[k];
+        assign r_c[(k+1)*DW +: DW]  = r_k;
+        assign qa_c[(k+1)*QW +: QW] = qa_k;
       end
     end
 
     always_ff @(posedge clk) begin
       if (ce) begin
-        r_q[s+1]    <= r_c[PER_STAGE];
-        qa_q[s+1]   <= qa_c[PER_STAGE];
+        r_q[s+1]    <= r_c[PER_STAGE*DW +: DW];
+        qa_q[s+1]   <= qa_c[PER_STAGE*QW +: QW];
         d_q[s+1]    <= d_q[s];
         side_q[s+1] <= side_q[s];
       end
