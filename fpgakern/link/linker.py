@@ -84,9 +84,9 @@ class Design:
 
     def to_config(self) -> LinkConfig:
         """Every decision as a v++ config: nk per kernel, sp per CU interface, slr."""
-        nk = tuple(Nk(k.name, len(self.cus_of(k)), ()) if _default_names(self.cus_of(k))
-                   else Nk(k.name, len(self.cus_of(k)), tuple(c.name for c in self.cus_of(k)))
-                   for k in self.kernels)
+        nk = tuple(Nk(k.name, len(cus), () if _default_names(cus) else
+                      tuple(c.name for c in cus))
+                   for k in self.kernels for cus in (self.cus_of(k),))
         sp = tuple(Sp(cu.name, port, _bank_ref(banks))
                    for cu in self.cus for port, banks in cu.port_banks)
         slr = tuple(Slr(cu.name, cu.slr) for cu in self.cus if cu.slr)

@@ -19,6 +19,7 @@ from fpgakern.errors import FpgakernError
 from fpgakern.interface import CONTROL_PORT
 from fpgakern.link._render import hex_upper, render
 from fpgakern.link.kernel_xml import KernelDesc, parse_kernel
+from fpgakern.link.sections import CLOCK_TYPE_IDS
 
 if TYPE_CHECKING:
     from fpgakern.link.linker import Design
@@ -27,6 +28,8 @@ REGION = "OCL_REGION_0"
 # core@target per v++ target: "bitstream" (kv260 smartcam, hw) and "hw_em" (XRT's
 # FixedKernel test) are seen in real files; "csim" for sw_emu is fpgakern's reading.
 CORE_TARGETS = {"hw": "bitstream", "hw_emu": "hw_em", "sw_emu": "csim"}
+# kernelClocks lists the clocks kernels run on (v++: DATA_CLK and KERNEL_CLK)
+KERNEL_CLOCK_TYPES = (CLOCK_TYPE_IDS["DATA"], CLOCK_TYPE_IDS["KERNEL"])
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ def embedded_metadata(design: Design, project: str) -> bytes:
     text = render(
         "embedded_metadata.xml.j2", project=project, p=p, region=REGION,
         core_target=CORE_TARGETS[design.target],
-        kernel_clocks=[c for c in p.clocks if c.type in (1, 2)], kernels=kernels,
+        kernel_clocks=[c for c in p.clocks if c.type in KERNEL_CLOCK_TYPES], kernels=kernels,
         cu_stride=p.cu_stride, control_port=CONTROL_PORT, connections=connections,
     )
     return text.encode()
