@@ -39,14 +39,16 @@ def test_list_shows_every_kernel(library):
 
 
 def test_build_writes_manifest_and_passes_csim(tmp_path):
-    result = run("build", "binary_ops/add", "--opt", "4", "--out", str(tmp_path), "--json")
+    result = run("build", "binary_ops/add", "--opt", "4", "--out", str(tmp_path), "--json",
+                 "--until", "csim")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert {r["dtype"] for r in data["results"]} == {"float32", "int32"}
-    assert all(r["passed"] for r in data["results"])
+    assert data["schema_version"] == 1
+    assert {r["dtype"] for r in data["variants"]} == {"float32", "int32"}
+    assert all(r["passed"] for r in data["variants"])
     out = tmp_path / "binary_ops" / "add" / "opt4" / "float32"
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["csim"]["passed"] is True
+    assert manifest["csim"]["passed"] is True and manifest["csim"]["status"] == "passed"
     assert manifest["top"] == "add_f32" and manifest["rung_name"] == "vectorized"
     listed = {a["path"] for a in manifest["artifacts"]}
     assert {"add_f32.cpp", "add_f32_tb.cpp", "fpgakern_ops.h"} <= listed
@@ -56,7 +58,8 @@ def test_build_writes_manifest_and_passes_csim(tmp_path):
 
 
 def test_build_rung3_ships_link_config(tmp_path):
-    result = run("build", "unary_ops/exp", "--opt", "3", "--out", str(tmp_path))
+    result = run("build", "unary_ops/exp", "--opt", "3", "--out", str(tmp_path), "--until",
+                 "csim")
     assert result.exit_code == 0, result.output
     config = tmp_path / "unary_ops" / "exp" / "opt3" / "float32" / "link.cfg"
     assert "nk=exp_f32:4" in config.read_text()
@@ -102,6 +105,8 @@ def test_malformed_spec_subprocess_one_line_exit_2(tmp_path):
 
 def test_build_subprocess_main_job(tmp_path):
     done = subprocess.run([sys.executable, "-m", "fpgakern", "build", "binary_ops/add", "--opt",
-                           "4", "--out", str(tmp_path)], capture_output=True, text=True)
+                           "4", "--out", str(tmp_path), "--until", "csim"],
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "2 variants built, all passed" in done.stdout
+    assert "4 tasks" in done.stdout and "4 passed" in done.stdout
+    assert "add_f32.cpp" in done.stdout and "5 cases pass" in done.stdout

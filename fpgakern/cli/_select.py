@@ -7,6 +7,20 @@ from fpgakern.ladder import Plan, plan
 from fpgakern.spec.library import Library
 
 
+def parse_rungs(text: str | None) -> tuple[int, ...]:
+    """``--rungs 2,4`` as a tuple of rung numbers."""
+    if not text:
+        return ()
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise UsageError(f"--rungs takes numbers like 2,4, not {text!r}") from None
+    for value in values:
+        if not 0 <= value <= 4:
+            raise UsageError(f"unknown rung {value} in --rungs (rungs are 0-4)")
+    return values
+
+
 def plans_for(
     library: Library,
     kernels: tuple[str, ...],
@@ -14,18 +28,26 @@ def plans_for(
     all_kernels: bool,
     rungs: tuple[int, ...] | None,
     dtype: str | None,
+    categories: tuple[str, ...] = (),
 ) -> list[Plan]:
     """Every plan the selection names, in library order.
 
     With explicit rungs or a dtype, a kernel that declares neither is an error when named
     alone and skipped when it came from ``--all`` or a pattern.
     """
-    if all_kernels and kernels:
-        raise UsageError("give kernel names or --all, not both")
-    if not all_kernels and not kernels:
-        raise UsageError("name at least one kernel (e.g. binary_ops/add) or use --all")
+    if all_kernels and (kernels or categories):
+        raise UsageError("give kernel names or --category, or --all, not both")
+    if not all_kernels and not kernels and not categories:
+        raise UsageError("name at least one kernel (e.g. binary_ops/add), a --category, "
+                         "or use --all")
+    unknown = [c for c in categories if c not in library.categories]
+    if unknown:
+        raise UsageError(f"unknown category {unknown[0]!r} "
+                         f"(known: {', '.join(library.categories)})")
     chosen = library.kernels if all_kernels else library.select(kernels)
-    named_alone = not all_kernels and len(chosen) == 1
+    for category in categories:
+        chosen += [k for k in library.categories[category].kernels if k not in chosen]
+    named_alone = not all_kernels and not categories and len(kernels) == 1 and len(chosen) == 1
     out: list[Plan] = []
     for kernel in chosen:
         wanted_rungs = rungs or kernel.rungs

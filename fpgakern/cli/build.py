@@ -1,84 +1,107 @@
-"""``fpgakern build``: generate and verify kernel variants."""
+"""``fpgakern build``: generate, verify and package kernel variants, cached by content."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from fpgakern import paths
-from fpgakern.cli._common import console, json_option, load_library, print_json, specs_option
-from fpgakern.cli._select import plans_for
+from fpgakern.cli._build_options import execution_options
+from fpgakern.cli._common import (
+    console,
+    err_console,
+    json_option,
+    load_library,
+    print_json,
+    specs_option,
+)
+from fpgakern.cli._select import parse_rungs, plans_for
 from fpgakern.errors import display_path
-from fpgakern.orchestrate.runner import build_all, default_jobs
-from fpgakern.orchestrate.variant import VariantResult
+from fpgakern.ladder import Plan
+from fpgakern.orchestrate.build import BuildReport, run_build
+from fpgakern.orchestrate.executors import make_executor
+from fpgakern.orchestrate.scheduler import select_steps
+from fpgakern.report import console as view
 
 EPILOG = """\b
 Examples:
-  fpgakern build binary_ops/add --opt 4       # every dtype of add at rung 4
+  fpgakern build binary_ops/add --opt 4        # every dtype of add at rung 4
   fpgakern build binary_ops/add --dtype int32  # every rung of add, int32 only
-  fpgakern build 'unary_ops/*' --opt 2
-  fpgakern build --all                         # the whole library, every rung and dtype
+  fpgakern build 'unary_ops/*' --rungs 2,4
+  fpgakern build --category reduce_ops --until csim
+  fpgakern build --all                         # the whole library (the nightly build)
+  fpgakern build --all --executor dask         # on a local Dask cluster
 """
 
 
 @click.command("build", epilog=EPILOG)
 @click.argument("kernels", nargs=-1)
 @click.option("--all", "all_kernels", is_flag=True, help="Build every kernel of the library.")
+@click.option("--category", "categories", multiple=True,
+              help="Build every kernel of this category (repeatable).")
 @click.option("--opt", "opt", type=click.IntRange(0, 4), multiple=True,
-              help="Rung to build (0 naive .. 4 vectorized); repeat for several. "
-                   "Default: every rung the spec declares.")
+              help="Rung to build (0 naive .. 4 vectorized); repeatable.")
+@click.option("--rungs", default=None, metavar="LIST",
+              help="Rungs as a list, e.g. 2,4 (default: every rung the spec declares).")
 @click.option("--dtype", default=None, help="Build only this dtype (default: all declared).")
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Output tree (default: build/ beside kernel_specs/).")
-@click.option("--jobs", "-j", type=click.IntRange(1), default=None,
-              help=f"Parallel builds (default: the core count, {default_jobs()}).")
+@execution_options
 @specs_option
 @json_option
-def command(kernels: tuple[str, ...], all_kernels: bool, opt: tuple[int, ...], dtype: str | None,
-            out: Path | None, jobs: int | None, specs: Path | None, as_json: bool) -> None:
-    """Generate each selected kernel's HLS C++ at each rung and prove it in C simulation.
+def command(kernels: tuple[str, ...], all_kernels: bool, categories: tuple[str, ...],
+            opt: tuple[int, ...], rungs: str | None, dtype: str | None, out: Path | None,
+            jobs: int | None, executor: str, scheduler: str | None, until: str | None,
+            specs: Path | None, as_json: bool) -> None:
+    """Build each selected kernel variant (kernel x rung x dtype) through the pipeline.
 
-    Output goes to OUT/<category>/<kernel>/opt<N>/<dtype>/ with a manifest.json listing
-    every artifact with its sha256 and the verification verdicts. Exits 1 if any
-    variant fails; the others are still built.
+    Each task (HLS C++, csim, RTL, lint, simulation, .xo, host code) is keyed by a hash
+    of its inputs and skipped when nothing changed. Output goes to
+    OUT/<category>/<kernel>/opt<N>/<dtype>/ with a manifest.json; reports go to
+    OUT/reports/latest/. A failure does not stop the other variants; the exit code is 1
+    if anything failed.
     """
     library = load_library(specs)
-    plans = plans_for(library, kernels, all_kernels=all_kernels, rungs=opt or None,
-                      dtype=dtype)
+    selected_rungs = tuple(opt) + parse_rungs(rungs)
+    plans = plans_for(library, kernels, all_kernels=all_kernels, categories=categories,
+                      rungs=selected_rungs or None, dtype=dtype)
     root = out or paths.build_dir(library.root.parent)
+    report = execute(plans, root, executor, jobs, scheduler, until, as_json,
+                     "fpgakern " + " ".join(sys.argv[1:]))
+    finish(report, as_json)
 
-    def progress(result: VariantResult) -> None:
-        if not as_json:
-            mark = "[green]ok[/]" if result.passed else "[red]FAILED[/]"
-            console.print(f"{mark} {result.kernel} opt{result.rung} {result.dtype}")
 
-    results = build_all(plans, root, jobs=jobs, on_done=progress)
+def execute(plans: list[Plan], root: Path, executor_name: str, jobs: int | None,
+            scheduler: str | None, until: str | None, as_json: bool,
+            command_line: str) -> BuildReport:
+    executor = make_executor(executor_name, jobs, scheduler)
+    total = len(plans) * len(select_steps(until))
+    try:
+        with view.BuildView(err_console, total, quiet=as_json) as observer:
+            return run_build(plans, root, executor, until=until, observer=observer,
+                             command=command_line,
+                             on_wait=lambda: err_console.print(
+                                 "waiting for another build of this tree to finish..."))
+    finally:
+        executor.close()
+
+
+def finish(report: BuildReport, as_json: bool) -> None:
+    result = report.result
     if as_json:
-        print_json({"results": [r.to_json() for r in results]})
+        print_json(report.data)
     else:
-        _print_summary(results, root)
-    if not all(r.passed for r in results):
+        console.print(view.summary_table(result))
+        if len(result.variants) <= 4:
+            for line in view.artifact_lines(result):
+                console.print(line)
+        for line in view.failure_lines(result):
+            console.print(line)
+        for regression in report.regressions:
+            console.print(f"[red]regression[/] {regression}")
+        console.print(view.summary_line(result))
+        console.print(f"reports: {display_path(report.folder)}")
+    if not result.passed:
         raise SystemExit(1)
-
-
-def _print_summary(results: list[VariantResult], root: Path) -> None:
-    table = Table(title=f"Build results in {display_path(root)}", title_justify="left")
-    for column in ("kernel", "rung", "dtype", "csim", "folder"):
-        table.add_column(column)
-    for r in results:
-        csim = r.step("csim")
-        verdict = "[green]pass[/]" if csim and csim.passed else "[red]FAIL[/]"
-        detail = csim.detail if csim else (r.steps[-1].detail if r.steps else "")
-        table.add_row(r.kernel, str(r.rung), r.dtype, f"{verdict}: {detail}",
-                      str(r.out_dir.relative_to(root)))
-    console.print(table)
-    if len(results) <= 4:
-        for r in results:
-            console.print(f"[bold]{r.kernel} opt{r.rung} {r.dtype}[/] wrote:")
-            for path in [*r.artifacts, r.out_dir / "manifest.json"]:
-                console.print(f"  {display_path(path)}")
-    failed = [r for r in results if not r.passed]
-    status = f"[red]{len(failed)} failed[/]" if failed else "[green]all passed[/]"
-    console.print(f"{len(results)} variants built, {status}")

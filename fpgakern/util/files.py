@@ -10,14 +10,15 @@ from pathlib import Path
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and an atomic rename, so that
-    an interrupted build leaves either the old file or the new one, never a torn one."""
+    an interrupted build leaves either the old file or the new one, never a torn one.
+
+    No fsync: a killed process cannot tear a renamed file (the kernel keeps its pages);
+    only a power cut could, and the cache rechecks every artifact's hash anyway."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

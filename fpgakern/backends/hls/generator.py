@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.templates import render
-from fpgakern.errors import display_path
 from fpgakern.interface import interface
 from fpgakern.ladder import Plan
-from fpgakern.util.files import write_text_atomic
+from fpgakern.util.files import write_bytes_atomic, write_text_atomic
 
 # Headers shipped with every kernel (part of its sources).
 KERNEL_HEADERS = ("fpgakern_ops.h",)
@@ -63,26 +61,24 @@ def render_kernel(plan: Plan) -> str:
     return render(templates_dir(), plan.kernel.category, "kernel.cpp.j2", **context(plan))
 
 
+def sources_in(plan: Plan, folder: Path) -> HlsSources:
+    """Where :func:`generate` puts the plan's files in ``folder``."""
+    config = folder / "link.cfg" if plan.rung.multi_cu else None
+    return HlsSources(folder / f"{plan.top}.cpp", folder / f"{plan.top}_tb.cpp",
+                      tuple(folder / name for name in KERNEL_HEADERS), config)
+
+
 def generate(plan: Plan, out_dir: Path) -> HlsSources:
     """Write the plan's HLS sources into ``out_dir`` and return where they are."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out = sources_in(plan, out_dir)
     ctx = context(plan)
     category = plan.kernel.category
-    kernel = out_dir / f"{plan.top}.cpp"
-    write_text_atomic(kernel, render(templates_dir(), category, "kernel.cpp.j2", **ctx))
-    testbench = out_dir / f"{plan.top}_tb.cpp"
-    write_text_atomic(testbench, render(templates_dir(), category, "testbench.cpp.j2", **ctx))
-    headers = []
-    for name in KERNEL_HEADERS:
-        target = out_dir / name
-        shutil.copyfile(templates_dir() / "include" / name, target)
-        headers.append(target)
-    link_config = None
-    if plan.rung.multi_cu:
-        link_config = out_dir / "link.cfg"
-        write_text_atomic(link_config, render(templates_dir(), category, "link.cfg.j2", **ctx))
-    return HlsSources(kernel, testbench, tuple(headers), link_config)
-
-
-def describe(sources: HlsSources) -> list[str]:
-    return [display_path(p) for p in (sources.kernel, sources.testbench, *sources.headers)]
+    write_text_atomic(out.kernel, render(templates_dir(), category, "kernel.cpp.j2", **ctx))
+    write_text_atomic(out.testbench,
+                      render(templates_dir(), category, "testbench.cpp.j2", **ctx))
+    for header in out.headers:
+        write_bytes_atomic(header, (templates_dir() / "include" / header.name).read_bytes())
+    if out.link_config:
+        write_text_atomic(out.link_config,
+                          render(templates_dir(), category, "link.cfg.j2", **ctx))
+    return out

@@ -1,0 +1,53 @@
+"""A variant's ``manifest.json``: every artifact with its sha256 and each step's verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fpgakern import __version__
+from fpgakern.ladder import Plan
+from fpgakern.orchestrate import cache
+from fpgakern.util.files import write_text_atomic
+
+if TYPE_CHECKING:
+    from fpgakern.orchestrate.scheduler import Task
+
+MANIFEST = "manifest.json"
+SCHEMA = 2
+
+
+def write(plan: Plan, folder: Path, tasks: list[Task]) -> Path:
+    """Write the manifest of one variant from its tasks' records (written after them)."""
+    artifacts: list[dict[str, Any]] = []
+    steps: dict[str, dict[str, Any]] = {}
+    for task in tasks:
+        record = cache.load_record(folder, task.step.name) if task.outcome else None
+        entry: dict[str, Any] = {"status": task.status}
+        if task.outcome is not None:
+            entry.update(passed=task.outcome.passed, detail=task.outcome.detail)
+        if task.reason:
+            entry["reason"] = task.reason
+        steps[task.step.name] = entry
+        if record is not None and record.passed:
+            artifacts += [{"path": name, "sha256": digest, "step": task.step.name}
+                          for name, digest in record.files.items()]
+    data = {
+        "schema": SCHEMA,
+        "fpgakern": __version__,
+        "kernel": plan.kernel.qualname,
+        "top": plan.top,
+        "rung": plan.rung.index,
+        "rung_name": plan.rung.name,
+        "dtype": plan.dtype.name,
+        "spec": f"kernel_specs/{plan.kernel.category}/{plan.kernel.source.name}",
+        "artifacts": artifacts,
+        "steps": steps,
+        "csim": steps.get("csim"),
+    }
+    path = folder / MANIFEST
+    text = json.dumps(data, indent=2) + "\n"
+    if not path.is_file() or path.read_text() != text:
+        write_text_atomic(path, text)
+    return path

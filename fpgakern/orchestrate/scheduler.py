@@ -1,0 +1,250 @@
+"""The build: every selected variant's tasks, run in dependency order, cached by content.
+
+The scheduler keeps the build tree: it decides which tasks are fresh, ships the others to
+an executor with the files they need, writes what comes back (atomically, record last),
+and tells an observer about every task as it starts and ends. One build holds the tree's
+lock, so two ``fpgakern build`` processes on one tree take turns instead of interleaving.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fpgakern.errors import UsageError
+from fpgakern.ladder import Plan
+from fpgakern.orchestrate import cache, manifest
+from fpgakern.orchestrate.executors import Executor
+from fpgakern.orchestrate.step import Step, StepOutcome, VariantId, steps
+from fpgakern.orchestrate.worker import StepJob
+
+# Task states. A task ends cached, passed, failed, skipped (the step does not apply) or
+# blocked (a task it comes after did not pass).
+WAITING, RUNNING = "waiting", "running"
+CACHED, PASSED, FAILED, SKIPPED, BLOCKED = "cached", "passed", "failed", "skipped", "blocked"
+FINAL = {CACHED, PASSED, FAILED, SKIPPED, BLOCKED}
+GOOD = {CACHED, PASSED}
+
+
+def variant_dir(root: Path, plan: Plan) -> Path:
+    """``<root>/<category>/<kernel>/opt<N>/<dtype>``."""
+    k = plan.kernel
+    return root / k.category / k.name / f"opt{plan.rung.index}" / plan.dtype.name
+
+
+@dataclass
+class Task:
+    plan: Plan
+    step: Step
+    folder: Path
+    key: str = ""
+    status: str = WAITING
+    outcome: StepOutcome | None = None
+    reason: str = ""  # why skipped or blocked
+
+    @property
+    def variant(self) -> VariantId:
+        return VariantId.of(self.plan)
+
+    @property
+    def name(self) -> str:
+        return f"{self.variant} {self.step.name}"
+
+
+@dataclass
+class BuildResult:
+    root: Path
+    tasks: list[Task]
+    seconds: float
+    executor: str
+    variants: dict[VariantId, list[Task]] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> list[Task]:
+        return [t for t in self.tasks if t.status in (FAILED, BLOCKED)]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+    def count(self, status: str) -> int:
+        return sum(t.status == status for t in self.tasks)
+
+
+Observer = Callable[[Task], None]
+
+
+def select_steps(until: str | None) -> list[Step]:
+    """The steps to run: all of them, or those needed up to and including ``until``."""
+    everything = steps()
+    if until is None:
+        return list(everything.values())
+    if until not in everything:
+        raise UsageError(f"unknown step {until!r} for --until (steps: {', '.join(everything)})")
+    needed: dict[str, Step] = {}
+
+    def need(name: str) -> None:
+        for dependency in everything[name].after:
+            need(dependency)
+        needed[name] = everything[name]
+
+    need(until)
+    return [s for s in everything.values() if s.name in needed]
+
+
+def spec_texts(plan: Plan) -> dict[str, str]:
+    """The spec files a variant is built from, keyed by their path below kernel_specs/."""
+    source = plan.kernel.source
+    texts = {f"{plan.kernel.category}/{source.name}": source.read_text()}
+    category = source.parent / "_category.yaml"
+    if category.exists():
+        texts[f"{plan.kernel.category}/{category.name}"] = category.read_text()
+    return texts
+
+
+@contextmanager
+def tree_lock(root: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the build tree's lock; wait (telling ``on_wait``) while another build has it."""
+    root.mkdir(parents=True, exist_ok=True)
+    with (root / ".fpgakern.lock").open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait:
+                on_wait()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class Scheduler:
+    def __init__(self, root: Path, plans: list[Plan], step_list: list[Step],
+                 executor: Executor, observer: Observer | None = None) -> None:
+        self.root = root
+        self.executor = executor
+        self.observer = observer or (lambda task: None)
+        self.tasks: list[Task] = []
+        self.by_variant: dict[VariantId, dict[str, Task]] = {}
+        self.specs: dict[VariantId, dict[str, str]] = {}
+        for plan in plans:
+            variant = VariantId.of(plan)
+            if variant in self.by_variant:
+                continue
+            self.specs[variant] = spec_texts(plan)
+            chain: dict[str, Task] = {}
+            for step in step_list:
+                task = Task(plan, step, variant_dir(root, plan))
+                chain[step.name] = task
+                self.tasks.append(task)
+            self.by_variant[variant] = chain
+        self._plan_keys()
+
+    def _plan_keys(self) -> None:
+        """Compute every key and settle skipped tasks before anything runs."""
+        for variant, chain in self.by_variant.items():
+            for task in chain.values():
+                upstream = [chain[d] for d in task.step.after if d in chain]
+                skipped = next((u for u in upstream if u.status == SKIPPED), None)
+                reason = skipped.reason if skipped else task.step.applies(task.plan)
+                if reason:
+                    task.status, task.reason = SKIPPED, reason
+                    continue
+                task.key = cache.task_key(task.step, variant, self.specs[variant],
+                                          task.step.fingerprint(task.plan),
+                                          [u.key for u in upstream])
+
+    def _upstream(self, task: Task) -> list[Task]:
+        chain = self.by_variant[task.variant]
+        return [chain[d] for d in task.step.after if d in chain]
+
+    def _ready(self, task: Task) -> bool:
+        return task.status == WAITING and all(u.status in GOOD for u in self._upstream(task))
+
+    def _block_downstream(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for task in self.tasks:
+                if task.status != WAITING:
+                    continue
+                bad = next((u for u in self._upstream(task)
+                            if u.status in (FAILED, BLOCKED)), None)
+                if bad:
+                    task.status, task.reason = BLOCKED, f"{bad.step.name} did not pass"
+                    self.observer(task)
+                    changed = True
+
+    def _job(self, task: Task) -> StepJob:
+        inputs: dict[str, bytes] = {}
+        outcomes: dict[str, StepOutcome] = {}
+        pending = list(self._upstream(task))
+        seen: set[str] = set()
+        while pending:  # every ancestor's files: a step may read any of them
+            up = pending.pop()
+            if up.step.name in seen or up.outcome is None:
+                continue
+            seen.add(up.step.name)
+            outcomes[up.step.name] = up.outcome
+            for name in up.outcome.files:
+                inputs[name] = (up.folder / name).read_bytes()
+            pending.extend(self._upstream(up))
+        return StepJob(task.variant, task.step.name, self.specs[task.variant], inputs,
+                       outcomes)
+
+    def run(self) -> BuildResult:
+        started = time.monotonic()
+        running: dict[Any, Task] = {}
+        try:
+            while True:
+                for task in self.tasks:
+                    if not self._ready(task):
+                        continue
+                    record = cache.is_fresh(task.folder, task.step.name, task.key)
+                    if record is not None:
+                        task.status, task.outcome = CACHED, record.outcome()
+                        self.observer(task)
+                        self._variant_done(task)
+                        continue
+                    task.status = RUNNING
+                    self.observer(task)
+                    running[self.executor.submit(self._job(task))] = task
+                if not running:
+                    if any(self._ready(t) for t in self.tasks):
+                        continue
+                    break
+                for future in self.executor.wait_any(running):
+                    self._finish(running.pop(future), future)
+        finally:
+            for task in running.values():  # interrupted: nothing half-done is recorded
+                task.status, task.reason = BLOCKED, "interrupted"
+        result = BuildResult(self.root, self.tasks, time.monotonic() - started,
+                             self.executor.description)
+        result.variants = {v: list(chain.values()) for v, chain in self.by_variant.items()}
+        return result
+
+    def _finish(self, task: Task, future: Any) -> None:
+        try:
+            job = self.executor.result(future)
+            outcome, files = job.outcome, job.files
+        except Exception as err:  # a lost worker, a broken pool: the task failed
+            outcome, files = StepOutcome(False, f"executor error: {err}"), {}
+        cache.write_outputs(task.folder, files)
+        cache.commit(task.folder, task.step.name, task.key, outcome)
+        task.outcome = outcome
+        task.status = PASSED if outcome.passed else FAILED
+        self.observer(task)
+        if not outcome.passed:
+            self._block_downstream()
+        self._variant_done(task)
+
+    def _variant_done(self, task: Task) -> None:
+        chain = self.by_variant[task.variant]
+        if all(t.status in FINAL for t in chain.values()):
+            manifest.write(task.plan, task.folder, list(chain.values()))

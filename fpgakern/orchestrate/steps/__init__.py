@@ -1,0 +1,1 @@
+"""The build steps, one module each; ``fpgakern.orchestrate.step.steps()`` finds them."""

@@ -1,0 +1,32 @@
+"""Step ``csim``: compile the HLS C++ with g++ and judge it against numpy."""
+
+from __future__ import annotations
+
+import json
+
+from fpgakern.backends.hls.generator import sources_in
+from fpgakern.ladder import Plan
+from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
+from fpgakern.verify import csim, stimulus, tools
+
+CASE_SIZE = 1000
+
+
+class Csim(Step):
+    name = "csim"
+    after = ("hls",)
+
+    def fingerprint(self, plan: Plan) -> list[str]:
+        compiler = tools.tool_version([tools.cxx(), "--version"]) or "g++"
+        return [compiler, *csim.CXXFLAGS, str(CASE_SIZE),
+                tree_digest("hls_templates/csim", "verify", "ir")]
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        plan = ctx.plan
+        cases = stimulus.cases(plan.kernel, plan.dtype, size=CASE_SIZE,
+                               lanes=max(plan.lanes, 16))
+        result = csim.run(plan, sources_in(plan, ctx.work), cases, ctx.work / "csim")
+        report = ctx.work / "csim" / "report.json"
+        report.write_text(json.dumps(result.to_json(), indent=2) + "\n")
+        return StepOutcome(result.passed, result.summary(), ["csim/report.json"],
+                           {"cases": len(result.cases)})
