@@ -68,29 +68,36 @@ async def smoke(dut) -> None:
     ctrl = await control.read_dword(CTRL)
     assert ctrl & AP_IDLE, f"not idle after reset: CTRL={ctrl:#x}"
 
+    inputs = [name for name in cfg["bundles"] if name != "out"]
     for run, n in enumerate(cfg["sizes"]):
         alpha = int(rng.integers(-5, 6))
-        a = rng.integers(-2**31, 2**31, size=n, dtype=np.int64).astype(np.int32)
-        b = rng.integers(-2**31, 2**31, size=n, dtype=np.int64).astype(np.int32)
-        expected = (a.astype(np.int64) + alpha * b.astype(np.int64)).astype(np.int32)
-        data = {"a": a, "b": b}
+        data = {name: rng.integers(-2**31, 2**31, size=n, dtype=np.int64).astype(np.int32)
+                for name in inputs}
+        if cfg["kernel"] == "add":
+            a, b = data["a"].astype(np.int64), data["b"].astype(np.int64)
+            expected = (a + alpha * b).astype(np.int32)
+        else:  # sum: one element in out[0]; nothing at all is written when n == 0
+            total = np.array([data["x"].astype(np.int64).sum()]).astype(np.int32)
+            expected = total if n else np.zeros(0, np.int32)
+        written = expected.size
         # Buffers start just below a 4 KiB boundary (element-aligned, 64-byte-aligned at
         # 512 bit) so bursts must split there.
         addresses = {}
         align = cfg["align"]
-        for i, name in enumerate(("a", "b", "out")):
+        for i, name in enumerate((*inputs, "out")):
             addresses[name] = 0x10000 * (i + 1) + 0x1000 - 3 * align + 0x20000 * run
         for name, array in data.items():
             rams[cfg["bundles"][name]].write(addresses[name], array.tobytes())
         out_ram = rams[cfg["bundles"]["out"]]
-        sentinel = bytes([0xA5]) * (n * 4 + 2 * GUARD)
+        sentinel = bytes([0xA5]) * (written * 4 + 2 * GUARD)
         out_ram.write(addresses["out"] - GUARD, sentinel)
 
-        for name in ("a", "b", "out"):
+        for name in (*inputs, "out"):
             offset = cfg["offsets"][name]
             await control.write_dword(offset, addresses[name] & 0xFFFF_FFFF)
             await control.write_dword(offset + 4, addresses[name] >> 32)
-        await control.write_dword(cfg["offsets"]["alpha"], alpha & 0xFFFF_FFFF)
+        if "alpha" in cfg["offsets"]:
+            await control.write_dword(cfg["offsets"]["alpha"], alpha & 0xFFFF_FFFF)
         await control.write_dword(cfg["offsets"]["n"], n)
 
         start = cycles.count
@@ -102,14 +109,14 @@ async def smoke(dut) -> None:
         elapsed = cycles.count - start
         await control.write_dword(CTRL, AP_CONTINUE)
 
-        got = np.frombuffer(out_ram.read(addresses["out"], n * 4), dtype=np.int32)
+        got = np.frombuffer(out_ram.read(addresses["out"], written * 4), dtype=np.int32)
         bad = np.nonzero(got != expected)[0]
         assert bad.size == 0, (
             f"n={n}: {bad.size} mismatches, first at {bad[:5].tolist()}: "
             f"got {got[bad[:5]].tolist()} expected {expected[bad[:5]].tolist()}"
         )
         before = out_ram.read(addresses["out"] - GUARD, GUARD)
-        after = out_ram.read(addresses["out"] + n * 4, GUARD)
+        after = out_ram.read(addresses["out"] + written * 4, GUARD)
         assert before == sentinel[:GUARD] and after == sentinel[:GUARD], "wrote outside out"
         rate = n / elapsed if elapsed else 0.0
         dut._log.info(f"RESULT n={n} cycles={elapsed} elements_per_cycle={rate:.4f}")

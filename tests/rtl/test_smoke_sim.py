@@ -26,10 +26,11 @@ pytest.importorskip("cocotbext.axi")
 HERE = Path(__file__).resolve().parent
 
 
-def run_smoke(rung: int, sizes: list[int], work: Path, backpressure: bool) -> list[dict]:
+def run_smoke(kernel_name: str, rung: int, sizes: list[int], work: Path,
+              backpressure: bool) -> list[dict]:
     from cocotb_tools.runner import get_runner
 
-    kernel = Library(specs_dir()).get("binary_ops/add")
+    kernel = Library(specs_dir()).get(kernel_name)
     p = plan(kernel, rung, "int32")
     rtl = generate(p, work / "rtl")
     env = tools.env_with_verilator()
@@ -44,6 +45,7 @@ def run_smoke(rung: int, sizes: list[int], work: Path, backpressure: bool) -> li
     config = {
         "bundles": {a.name: a.bundle for a in rtl.interface.pointers},
         "offsets": {a.name: a.offset for a in rtl.interface.args},
+        "kernel": kernel.name,
         "sizes": sizes,
         "align": 64 if p.lanes > 1 else 4,
         "backpressure": backpressure,
@@ -67,5 +69,12 @@ def run_smoke(rung: int, sizes: list[int], work: Path, backpressure: bool) -> li
 @pytest.mark.parametrize("rung", [0, 1, 2, 4])
 def test_add_int32_backpressure(rung, tmp_path):
     sizes = [1, 0, 37, 300] if rung < 2 else [1, 0, 37, 1500]
-    results = run_smoke(rung, sizes, tmp_path, backpressure=True)
+    results = run_smoke("binary_ops/add", rung, sizes, tmp_path, backpressure=True)
+    assert [r["n"] for r in results] == sizes
+
+
+@pytest.mark.parametrize("rung", [0, 1, 2, 4])
+def test_sum_int32_backpressure(rung, tmp_path):
+    sizes = [1, 0, 37, 300] if rung < 2 else [1, 0, 37, 1500]
+    results = run_smoke("reduce_ops/sum", rung, sizes, tmp_path, backpressure=True)
     assert [r["n"] for r in results] == sizes

@@ -12,7 +12,7 @@ joined by FIFOs). The fixed support modules in ``lib/`` and the operator modules
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
@@ -49,6 +49,7 @@ class Microarch:
     write_outstanding: int  # bursts awaiting B per write engine
     in_fifo_depth: int  # beats of buffering per input (dataflow) or chunk buffer (sequential)
     out_fifo_depth: int  # beats of output FIFO
+    sink_fifo_depth: int = 0  # reductions: beats of FIFO in front of the accumulator
     chunk: int = 0  # elements per phase (sequential template only)
 
 
@@ -175,6 +176,26 @@ def check_supported(plan: Plan) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Reduction:
+    """The accumulator a reduction kernel streams its elements through."""
+
+    op: str
+    module: str
+    interleave: int  # P, the partial results it interleaves (fixes the combination order)
+
+
+def reduction_of(plan: Plan) -> Reduction | None:
+    """The accumulator of ``plan``'s kernel, None for elementwise kernels."""
+    op = plan.kernel.reduction
+    if op is None:
+        return None
+    impl = op.rtl.get(plan.dtype.name)
+    if impl is None:
+        raise NoRtlOperator(f"no RTL operator for {op.name} {plan.dtype.name} yet")
+    return Reduction(op.name, impl.module, impl.interleave)
+
+
 def datapath_of(plan: Plan) -> Datapath:
     """The scheduled elementwise pipeline of ``plan``'s kernel (raises NoRtlOperator)."""
     kernel = plan.kernel
@@ -193,12 +214,14 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
     the backend does not support.
     """
     check_supported(plan)
-    if plan.kernel.is_reduction:
-        raise NoRtlOperator(
-            f"no RTL accumulator for {plan.kernel.reduction.name} {plan.dtype.name} yet"  # type: ignore[union-attr]
-        )
     dp = datapath_of(plan)
+    reduction = reduction_of(plan)
     arch = microarch(plan, dp.latency)
+    if reduction:
+        # The accumulator's input FIFO is the pipeline's sink (credit-based issue); the
+        # output FIFO only ever holds the one result.
+        arch = replace(arch, sink_fifo_depth=max(16, _pow2_at_least(dp.latency + 8)),
+                       out_fifo_depth=2)
     iface = interface(plan)
     env = _environment()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -234,10 +257,11 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
         size_arg=SIZE_ARG,
         datapath=dp_name,
         latency=dp.latency,
-        reduction=None,
+        reduction=reduction,
     )
     top_path = out_dir / f"{plan.top}.sv"
     top_path.write_text(top_text)
 
-    files = [*sources.library_files(), *sources.operator_files(dp.modules), dp_path, top_path]
+    modules = [*dp.modules, *([reduction.module] if reduction else [])]
+    files = [*sources.library_files(), *sources.operator_files(modules), dp_path, top_path]
     return RtlSources(plan.top, files, iface, dp.latency, plan.lanes)

@@ -123,6 +123,7 @@ module fk_axi_write #(
     logic [LEN_W-1:0]   w_left;       // beats left in the current burst
     logic [COUNT_W-1:0] w_total_left; // beats left in the whole transfer
     logic               w_beat;
+    logic [DATA_W/8-1:0] tail_strb;    // last_strb, latched at start
 
     // The next burst's length is taken with the current burst's last beat: no bubble.
     assign q_pop    = !q_empty && (!w_active || (w_beat && wlast));
@@ -130,7 +131,7 @@ module fk_axi_write #(
     assign in_ready = w_active && wready;
     assign wdata    = in_data;
     assign wlast    = w_left == LEN_W'(1);
-    assign wstrb    = w_total_left == COUNT_W'(1) ? last_strb : '1;
+    assign wstrb    = w_total_left == COUNT_W'(1) ? tail_strb : '1;
     assign w_beat   = wvalid && wready;
 
     always_ff @(posedge clk) begin
@@ -142,7 +143,10 @@ module fk_axi_write #(
             w_total_left <= '0;
         end else begin
             if (issue) q_wr <= q_wr + 1'b1;
-            if (start) w_total_left <= beats;
+            if (start) begin
+                w_total_left <= beats;
+                tail_strb    <= last_strb;
+            end
             else if (w_beat) w_total_left <= w_total_left - 1'b1;
             if (q_pop) begin
                 q_rd     <= q_rd + 1'b1;
