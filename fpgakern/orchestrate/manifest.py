@@ -24,11 +24,13 @@ def write(plan: Plan, folder: Path, tasks: list[Task]) -> Path:
     steps: dict[str, dict[str, Any]] = {}
     for task in tasks:
         record = cache.load_record(folder, task.step.name) if task.outcome else None
-        entry: dict[str, Any] = {"status": task.status}
+        # What the artifacts are, not how this run got them: a cached task and a rerun
+        # one give the same manifest, so a resumed build matches a clean one byte for byte.
+        entry: dict[str, Any]
         if task.outcome is not None:
-            entry.update(passed=task.outcome.passed, detail=task.outcome.detail)
-        if task.reason:
-            entry["reason"] = task.reason
+            entry = {"passed": task.outcome.passed, "detail": task.outcome.detail}
+        else:
+            entry = {task.status: task.reason}
         steps[task.step.name] = entry
         if record is not None and record.passed:
             artifacts += [{"path": name, "sha256": digest, "step": task.step.name}

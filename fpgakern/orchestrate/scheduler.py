@@ -150,19 +150,21 @@ class Scheduler:
         """Compute every key and settle skipped tasks before anything runs."""
         for variant, chain in self.by_variant.items():
             for task in chain.values():
-                upstream = [chain[d] for d in task.step.after if d in chain]
-                skipped = next((u for u in upstream if u.status == SKIPPED), None)
+                required = [chain[d] for d in task.step.after if d in chain]
+                skipped = next((u for u in required if u.status == SKIPPED), None)
                 reason = skipped.reason if skipped else task.step.applies(task.plan)
                 if reason:
                     task.status, task.reason = SKIPPED, reason
                     continue
                 task.key = cache.task_key(task.step, variant, self.specs[variant],
                                           task.step.fingerprint(task.plan),
-                                          [u.key for u in upstream])
+                                          [u.key for u in self._upstream(task)])
 
     def _upstream(self, task: Task) -> list[Task]:
+        """The tasks this one waits for: its required steps and the used ones that run."""
         chain = self.by_variant[task.variant]
-        return [chain[d] for d in task.step.after if d in chain]
+        used = [chain[d] for d in task.step.uses if d in chain and chain[d].status != SKIPPED]
+        return [chain[d] for d in task.step.after if d in chain] + used
 
     def _ready(self, task: Task) -> bool:
         return task.status == WAITING and all(u.status in GOOD for u in self._upstream(task))

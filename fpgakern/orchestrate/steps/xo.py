@@ -1,0 +1,30 @@
+"""Step ``xo``: the Vitis kernel object, with the RTL kernel (when there is one) as its IP
+and the HLS C++ as its CPU-emulation model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fpgakern.backends.hls.generator import sources_in
+from fpgakern.ladder import Plan
+from fpgakern.link.xo import write_xo
+from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
+from fpgakern.orchestrate.steps.rtl import rtl_files
+
+
+class Xo(Step):
+    name = "xo"
+    after = ("hls",)
+    uses = ("rtl",)
+
+    def fingerprint(self, plan: Plan) -> list[str]:
+        return [tree_digest("link")]
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        hls = sources_in(ctx.plan, ctx.work)
+        rtl = [Path(f) for f in rtl_files(ctx)] if "rtl" in ctx.upstream else []
+        target = ctx.work / f"{ctx.plan.top}.xo"
+        write_xo(ctx.plan, target, list(hls.kernel_sources), rtl)
+        flows = "RTL kernel + CPU model" if rtl else "CPU model only (no RTL yet)"
+        return StepOutcome(True, f"{target.name}: {flows}", [target.name],
+                           {"bytes": target.stat().st_size})

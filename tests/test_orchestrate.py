@@ -1,0 +1,200 @@
+"""The build orchestrator: caching, invalidation, atomicity, executors, locking, reports."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fpgakern import paths
+from fpgakern.cli import main
+
+KERNELS = ("binary_ops/add", "unary_ops/exp", "reduce_ops/sum")
+
+
+@pytest.fixture
+def specs(tmp_path) -> Path:
+    """A small private copy of the library, so tests may edit specs."""
+    root = tmp_path / "project"
+    for name in KERNELS:
+        category = name.split("/")[0]
+        target = root / "kernel_specs" / category
+        target.mkdir(parents=True, exist_ok=True)
+        source = paths.SOURCE_ROOT / "kernel_specs" / category
+        shutil.copy(source / f"{name.split('/')[1]}.yaml", target)
+        shutil.copy(source / "_category.yaml", target)
+    return root
+
+
+def build(project: Path, *args: str, out: Path | None = None) -> dict:
+    out = out or project / "build"
+    result = CliRunner().invoke(
+        main, ["build", "--all", "--specs", str(project / "kernel_specs"), "--out", str(out),
+               "--until", "csim", "--json", *args], catch_exceptions=False)
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.output)
+
+
+def statuses(data: dict) -> dict[tuple[str, int, str, str], str]:
+    return {(v["kernel"], v["rung"], v["dtype"], t["step"]): t["status"]
+            for v in data["variants"] for t in v["tasks"]}
+
+
+def artifacts(tree: Path) -> dict[str, bytes]:
+    """Every artifact of a build tree, without records, reports and history."""
+    skip = {".fpgakern", "reports"}
+    return {str(p.relative_to(tree)): p.read_bytes() for p in sorted(tree.rglob("*"))
+            if p.is_file() and not skip & set(p.relative_to(tree).parts)
+            and p.name not in ("history.sqlite", ".fpgakern.lock")}
+
+
+def test_second_build_is_all_cached(specs):
+    first = build(specs)
+    assert first["passed"] and first["counts"]["passed"] == len(statuses(first))
+    second = build(specs)
+    assert set(statuses(second).values()) == {"cached"}
+
+
+def test_touching_one_spec_rebuilds_only_that_kernel(specs):
+    build(specs)
+    spec = specs / "kernel_specs" / "unary_ops" / "exp.yaml"
+    spec.write_text(spec.read_text().replace("Elementwise exponential", "Exponential"))
+    again = build(specs)
+    rebuilt = {key for key, status in statuses(again).items() if status != "cached"}
+    assert rebuilt and {key[0] for key in rebuilt} == {"unary_ops/exp"}
+    assert all(status == "passed" for key, status in statuses(again).items()
+               if key[0] == "unary_ops/exp")
+    latest = json.loads((specs / "build" / "reports" / "latest" / "run_results.json")
+                        .read_text())
+    assert statuses(latest) == statuses(again)
+
+
+def test_corrupted_artifact_is_detected_and_rebuilt(specs):
+    build(specs)
+    victim = specs / "build" / "binary_ops" / "add" / "opt2" / "float32" / "add_f32.cpp"
+    good = victim.read_bytes()
+    victim.write_bytes(good[: len(good) // 2])  # truncated
+    again = build(specs)
+    assert statuses(again)[("binary_ops/add", 2, "float32", "hls")] == "passed"
+    assert victim.read_bytes() == good
+
+
+def test_killed_builds_recover_to_a_clean_build(specs, tmp_path):
+    clean = tmp_path / "clean"
+    build(specs, out=clean)
+    tree = tmp_path / "killed"
+    command = [sys.executable, "-m", "fpgakern", "build", "--all", "--specs",
+               str(specs / "kernel_specs"), "--out", str(tree), "--until", "csim", "-j", "2"]
+    rng = random.Random(7)
+    env = dict(os.environ)
+    for _ in range(4):
+        env["FPGAKERN_CACHE_DIR"] = str(tmp_path / f"cache-{rng.random()}")  # cold compiles
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   env=env, start_new_session=True)
+        time.sleep(rng.uniform(0.5, 3.0))
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    final = build(specs, out=tree)
+    assert final["passed"]
+    assert artifacts(tree) == artifacts(clean)
+
+
+def test_dask_local_cluster_matches_local_executor(specs, tmp_path):
+    pytest.importorskip("distributed")
+    local = tmp_path / "local"
+    dask = tmp_path / "dask"
+    build(specs, out=local)
+    data = build(specs, "--executor", "dask", "--jobs", "2", out=dask)
+    assert data["executor"] == "dask, LocalCluster of 2 workers"
+    assert data["passed"]
+    assert artifacts(dask) == artifacts(local)
+
+
+def test_two_builds_on_one_tree_take_turns(specs, tmp_path):
+    command = [sys.executable, "-m", "fpgakern", "build", "--all", "--specs",
+               str(specs / "kernel_specs"), "--out", str(tmp_path / "shared"), "--until", "csim"]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    second = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert first.wait() == 0 and second.wait() == 0
+    clean = tmp_path / "clean"
+    build(specs, out=clean)
+    assert artifacts(tmp_path / "shared") == artifacts(clean)
+
+
+def test_failure_keeps_going_and_retry_reruns_only_failures(specs, monkeypatch):
+    from fpgakern.orchestrate.steps import csim
+
+    original = csim.Csim.run
+
+    def broken(self, ctx):
+        if ctx.plan.kernel.name == "exp":
+            raise RuntimeError("simulated crash")
+        return original(self, ctx)
+
+    monkeypatch.setattr(csim.Csim, "run", broken)
+    first = build(specs, "--jobs", "1")
+    assert not first["passed"]
+    failed = {k for k, s in statuses(first).items() if s == "failed"}
+    assert failed and {k[0] for k in failed} == {"unary_ops/exp"}
+    assert all(s in ("passed",) for k, s in statuses(first).items() if k[0] != "unary_ops/exp")
+    junit = (specs / "build" / "reports" / "latest" / "junit.xml").read_text()
+    assert "<failure" in junit and "simulated crash" in junit
+
+    monkeypatch.setattr(csim.Csim, "run", original)
+    result = CliRunner().invoke(main, ["retry", "--specs", str(specs / "kernel_specs"),
+                                       "--out", str(specs / "build"), "--until", "csim",
+                                       "--json", "--jobs", "1"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    retried = json.loads(result.output)
+    assert {v["kernel"] for v in retried["variants"]} == {"unary_ops/exp"}
+    assert {s for k, s in statuses(retried).items() if k[3] == "hls"} == {"cached"}
+
+
+def test_history_flags_a_new_failure(specs, monkeypatch):
+    build(specs, "--jobs", "1")
+    from fpgakern.orchestrate.steps import csim
+
+    def broken(self, ctx):
+        raise RuntimeError("regressed")
+
+    spec = specs / "kernel_specs" / "binary_ops" / "add.yaml"
+    spec.write_text(spec.read_text() + "# touched\n")
+    monkeypatch.setattr(csim.Csim, "run", broken)
+    build(specs, "--jobs", "1")
+    html = (specs / "build" / "reports" / "latest" / "report.html").read_text()
+    assert "new failure: binary_ops/add opt0 float32 csim" in html
+
+
+def test_report_and_clean_commands(specs):
+    build(specs)
+    out = str(specs / "build")
+    shown = CliRunner().invoke(main, ["report", "--out", out])
+    assert shown.exit_code == 0 and "binary_ops/add" in shown.output
+    cleaned = CliRunner().invoke(main, ["clean", "binary_ops/add", "--rungs", "4", "--specs",
+                                        str(specs / "kernel_specs"), "--out", out])
+    assert cleaned.exit_code == 0 and "removed" in cleaned.output
+    assert not (specs / "build" / "binary_ops" / "add" / "opt4").exists() or not any(
+        (specs / "build" / "binary_ops" / "add" / "opt4").iterdir())
+    assert (specs / "build" / "binary_ops" / "add" / "opt2").exists()
+
+
+def test_unknown_step_and_executor_errors(specs):
+    result = CliRunner().invoke(main, ["build", "--all", "--specs", str(specs / "kernel_specs"),
+                                       "--until", "synthesis"])
+    assert result.exit_code == 2 and "unknown step 'synthesis'" in result.output
+
+
+def test_doctor_lists_tools():
+    result = CliRunner().invoke(main, ["doctor", "--json"])
+    assert result.exit_code == 0
+    names = {t["name"] for t in json.loads(result.output)["tools"]}
+    assert {"g++", "verilator", "yosys", "v++", "torch"} <= names
