@@ -22,8 +22,11 @@ from fpgakern.errors import display_path
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.build import BuildReport, run_build
 from fpgakern.orchestrate.executors import make_executor
+from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 from fpgakern.orchestrate.scheduler import select_steps
 from fpgakern.report import console as view
+
+SUMMARY_ROWS = 20
 
 EPILOG = """\b
 Examples:
@@ -48,13 +51,15 @@ Examples:
 @click.option("--dtype", default=None, help="Build only this dtype (default: all declared).")
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Output tree (default: build/ beside kernel_specs/).")
+@click.option("--platform", default=DEFAULT_PLATFORM, show_default=True,
+              help="Platform of the library .xclbin that --all (or --until link) links.")
 @execution_options
 @specs_option
 @json_option
 def command(kernels: tuple[str, ...], all_kernels: bool, categories: tuple[str, ...],
             opt: tuple[int, ...], rungs: str | None, dtype: str | None, out: Path | None,
-            jobs: int | None, executor: str, scheduler: str | None, until: str | None,
-            specs: Path | None, as_json: bool) -> None:
+            platform: str, jobs: int | None, executor: str, scheduler: str | None,
+            until: str | None, specs: Path | None, as_json: bool) -> None:
     """Build each selected kernel variant (kernel x rung x dtype) through the pipeline.
 
     Each task (HLS C++, csim, RTL, lint, simulation, .xo, host code) is keyed by a hash
@@ -69,19 +74,21 @@ def command(kernels: tuple[str, ...], all_kernels: bool, categories: tuple[str, 
                       rungs=selected_rungs or None, dtype=dtype)
     root = out or paths.build_dir(library.root.parent)
     report = execute(plans, root, executor, jobs, scheduler, until, as_json,
-                     "fpgakern " + " ".join(sys.argv[1:]))
+                     "fpgakern " + " ".join(sys.argv[1:]), platform=platform,
+                     library=all_kernels and until is None)
     finish(report, as_json)
 
 
 def execute(plans: list[Plan], root: Path, executor_name: str, jobs: int | None,
             scheduler: str | None, until: str | None, as_json: bool,
-            command_line: str) -> BuildReport:
+            command_line: str, *, platform: str = DEFAULT_PLATFORM,
+            library: bool = False) -> BuildReport:
+    total = len(plans) * len(select_steps(None if until == "link" else until))
     executor = make_executor(executor_name, jobs, scheduler)
-    total = len(plans) * len(select_steps(until))
     try:
         with view.BuildView(err_console, total, quiet=as_json) as observer:
             return run_build(plans, root, executor, until=until, observer=observer,
-                             command=command_line,
+                             command=command_line, platform=platform, library=library,
                              on_wait=lambda: err_console.print(
                                  "waiting for another build of this tree to finish..."))
     finally:
@@ -93,12 +100,16 @@ def finish(report: BuildReport, as_json: bool) -> None:
     if as_json:
         print_json(report.data)
     else:
-        console.print(view.summary_table(result))
+        if len(result.variants) <= SUMMARY_ROWS:  # bigger builds: see fpgakern report
+            console.print(view.summary_table(result))
         if len(result.variants) <= 4:
             for line in view.artifact_lines(result):
                 console.print(line)
         for line in view.failure_lines(result):
             console.print(line)
+        if report.library is not None:
+            for line in view.library_lines(report.library):
+                console.print(line)
         for regression in report.regressions:
             console.print(f"[red]regression[/] {regression}")
         console.print(view.summary_line(result))

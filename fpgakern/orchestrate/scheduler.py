@@ -85,7 +85,8 @@ def select_steps(until: str | None) -> list[Step]:
     if until is None:
         return list(everything.values())
     if until not in everything:
-        raise UsageError(f"unknown step {until!r} for --until (steps: {', '.join(everything)})")
+        known = ", ".join([*everything, "link"])
+        raise UsageError(f"unknown step {until!r} for --until (steps: {known})")
     needed: dict[str, Step] = {}
 
     def need(name: str) -> None:

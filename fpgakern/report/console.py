@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 from rich.text import Text
 
+from fpgakern.orchestrate.library import LibraryLink
 from fpgakern.orchestrate.scheduler import (
     BLOCKED,
     CACHED,
@@ -149,4 +150,16 @@ def artifact_lines(result: BuildResult) -> list[str]:
                      else f"{', '.join(sorted(folders))} ({len(names)} files)") or "-"
             lines.append(f"  {task.step.name:5} {task.status:7} {files}  [{task.outcome.detail}]")
         lines.append("  manifest.json")
+    return lines
+
+
+def library_lines(library: LibraryLink) -> list[Text]:
+    from fpgakern.errors import display_path
+
+    lines = [Text(f"library: {line}", style="yellow") for line in library.left_out]
+    if library.error:
+        lines.append(Text(f"library link failed: {library.error}", style="red"))
+    elif library.path is not None:
+        lines.append(Text(f"library: {display_path(library.path)} with "
+                          f"{len(library.included)} kernels", style="green"))
     return lines

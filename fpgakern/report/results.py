@@ -49,7 +49,7 @@ def point_latest(root: Path, folder: Path) -> None:
     os.replace(tmp, link)
 
 
-def to_json(result: BuildResult, command: str) -> dict[str, Any]:
+def to_json(result: BuildResult, command: str, library: Any = None) -> dict[str, Any]:
     variants = []
     for variant, tasks in result.variants.items():
         folder = tasks[0].folder
@@ -78,6 +78,12 @@ def to_json(result: BuildResult, command: str) -> dict[str, Any]:
         "counts": {s: result.count(s) for s in
                    ("passed", "cached", "failed", "blocked", "skipped")},
         "variants": variants,
+        "library": None if library is None else {
+            "xclbin": str(library.path.relative_to(result.root)) if library.path else None,
+            "included": library.included,
+            "left_out": library.left_out,
+            "error": library.error,
+        },
     }
 
 
@@ -112,8 +118,9 @@ def junit(result: BuildResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(result: BuildResult, folder: Path, command: str) -> dict[str, Any]:
-    data = to_json(result, command)
+def write(result: BuildResult, folder: Path, command: str,
+          library: Any = None) -> dict[str, Any]:
+    data = to_json(result, command, library)
     write_text_atomic(folder / RESULTS, json.dumps(data, indent=2) + "\n")
     write_text_atomic(folder / JUNIT, junit(result))
     return data

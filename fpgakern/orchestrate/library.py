@@ -1,0 +1,71 @@
+"""The library link: every kernel that built cleanly, in one ``.xclbin`` (like torch.xclbin).
+
+Per kernel and dtype the highest rung that passed every task is linked; variants with a
+failed or blocked task are left out (and said so), so one broken kernel never costs the
+library. Each kernel's compute unit gets its own memory bank, in turn, so that no bank
+runs out of AXI ports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fpgakern.link import config, linker, platforms, repro, resolve, xclbin
+from fpgakern.orchestrate.scheduler import GOOD, SKIPPED, BuildResult
+from fpgakern.util.files import write_bytes_atomic, write_text_atomic
+
+DEFAULT_PLATFORM = "u55c"  # 32 HBM pseudo-channels: room for the whole library's ports
+LIBRARY_DIR = "library"
+
+
+@dataclass
+class LibraryLink:
+    path: Path | None
+    included: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _chosen(result: BuildResult) -> tuple[dict[tuple[str, str], tuple[int, Path]], list[str]]:
+    best: dict[tuple[str, str], tuple[int, Path]] = {}
+    left_out = []
+    for variant, tasks in result.variants.items():
+        by_step = {t.step.name: t for t in tasks}
+        xo_task = by_step.get("xo")
+        good = all(t.status in GOOD or t.status == SKIPPED for t in tasks)
+        if xo_task is None or xo_task.status not in GOOD or not good:
+            left_out.append(f"{variant}: left out (build did not pass)")
+            continue
+        path = xo_task.folder / xo_task.outcome.files[0] if xo_task.outcome else None
+        key = (variant.kernel, variant.dtype)
+        if path and (key not in best or variant.rung > best[key][0]):
+            best[key] = (variant.rung, path)
+    return best, left_out
+
+
+def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> LibraryLink:
+    chosen, left_out = _chosen(result)
+    if not chosen:
+        return LibraryLink(None, [], left_out, "no kernel built cleanly: nothing to link")
+    platform = platforms.load(platform_name)
+    banks = [b.tag for b in platform.banks if b.family in ("DDR", "HBM")] or \
+        [b.tag for b in platform.default_banks]
+    inputs, lines = [], ["[connectivity]"]
+    for i, ((kernel, dtype), (rung, path)) in enumerate(sorted(chosen.items())):
+        item = resolve.from_xo(path, origin=f"{kernel}@opt{rung}:{dtype}")
+        inputs.append(item)
+        bank = banks[i % len(banks)]
+        lines += [f"sp={item.kernel.name}_1.{arg.name}:{bank}" for arg in item.kernel.memory_args]
+    text = "\n".join(lines) + "\n"
+    folder = result.root / LIBRARY_DIR
+    try:
+        design = linker.link(inputs, platform, config.parse(text, "library.cfg"), "hw")
+        data = xclbin.to_xclbin(design, project="library", options="fpgakern build",
+                                timestamp=repro.build_time(None))
+    except Exception as err:  # a fit or format problem: report it, keep the variants
+        return LibraryLink(None, [i.origin for i in inputs], left_out, str(err))
+    write_text_atomic(folder / "library.cfg", text)
+    target = folder / f"library_{platform.name}.xclbin"
+    write_bytes_atomic(target, data)
+    return LibraryLink(target, [i.origin for i in inputs], left_out)
