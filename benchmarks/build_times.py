@@ -1,0 +1,53 @@
+"""Time the full starter-library build on this machine, cold and again with nothing changed.
+
+    python benchmarks/build_times.py [--until STEP] [--jobs N]
+
+Builds into a fresh temporary tree with a fresh compiled-model cache (a truly cold
+build), then builds again (every task must come back cached), and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def run(tree: Path, env: dict[str, str], until: str | None, jobs: int | None) -> tuple[float, dict]:
+    command = [sys.executable, "-m", "fpgakern", "build", "--all", "--out", str(tree), "--json"]
+    command += ["--until", until] if until else []
+    command += ["--jobs", str(jobs)] if jobs else []
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        sys.exit(f"build failed to run: {done.stderr.strip()}")
+    return seconds, json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--until", default=None, help="stop after this step")
+    parser.add_argument("--jobs", type=int, default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="fpgakern-bench-") as scratch:
+        env = dict(os.environ, FPGAKERN_CACHE_DIR=str(Path(scratch) / "cache"))
+        tree = Path(scratch) / "build"
+        cold, first = run(tree, env, args.until, args.jobs)
+        warm, second = run(tree, env, args.until, args.jobs)
+    print(f"{'build':<24}{'seconds':>10}{'tasks':>8}{'ran':>8}{'cached':>8}{'failed':>8}")
+    for label, seconds, data in (("cold (empty cache)", cold, first),
+                                 ("again, nothing changed", warm, second)):
+        c = data["counts"]
+        print(f"{label:<24}{seconds:>10.1f}{sum(c.values()):>8}{c['passed'] + c['failed']:>8}"
+              f"{c['cached']:>8}{c['failed']:>8}")
+    print(f"cores: {os.cpu_count()}, executor: {first['executor']}")
+
+
+if __name__ == "__main__":
+    main()
