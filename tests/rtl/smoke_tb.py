@@ -18,6 +18,7 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiBus, AxiLiteBus, AxiLiteMaster, AxiRam
+from lean_mem import LeanAxiMemory
 
 CTRL, GIE, IER, ISR = 0x00, 0x04, 0x08, 0x0C
 AP_START, AP_DONE, AP_IDLE, AP_READY, AP_CONTINUE = 0x01, 0x02, 0x04, 0x08, 0x10
@@ -53,6 +54,11 @@ async def smoke(dut) -> None:
                             dut.ap_rst_n, reset_active_level=False)
     rams = {}
     for bundle in sorted(set(cfg["bundles"].values())):
+        if cfg.get("memory") == "lean":
+            rams[bundle] = LeanAxiMemory(dut, f"m_axi_{bundle}", dut.ap_clk, 1 << 22,
+                                         read_latency=cfg.get("read_latency", 64))
+            cocotb.start_soon(rams[bundle].run())
+            continue
         ram = AxiRam(AxiBus.from_prefix(dut, f"m_axi_{bundle}"), dut.ap_clk, dut.ap_rst_n,
                      reset_active_level=False, size=1 << 22)
         if cfg.get("backpressure"):
@@ -118,6 +124,8 @@ async def smoke(dut) -> None:
         before = out_ram.read(addresses["out"] - GUARD, GUARD)
         after = out_ram.read(addresses["out"] + written * 4, GUARD)
         assert before == sentinel[:GUARD] and after == sentinel[:GUARD], "wrote outside out"
+        for ram in rams.values():
+            assert not getattr(ram, "violations", []), ram.violations[:5]
         rate = n / elapsed if elapsed else 0.0
         dut._log.info(f"RESULT n={n} cycles={elapsed} elements_per_cycle={rate:.4f}")
         await ClockCycles(dut.ap_clk, 4)

@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def run_smoke(kernel_name: str, rung: int, sizes: list[int], work: Path,
-              backpressure: bool) -> list[dict]:
+              backpressure: bool = False, memory: str = "axiram") -> list[dict]:
     from cocotb_tools.runner import get_runner
 
     kernel = Library(specs_dir()).get(kernel_name)
@@ -49,6 +49,7 @@ def run_smoke(kernel_name: str, rung: int, sizes: list[int], work: Path,
         "sizes": sizes,
         "align": 64 if p.lanes > 1 else 4,
         "backpressure": backpressure,
+        "memory": memory,
     }
     log = work / "sim.log"
     results = runner.test(
@@ -78,3 +79,17 @@ def test_sum_int32_backpressure(rung, tmp_path):
     sizes = [1, 0, 37, 300] if rung < 2 else [1, 0, 37, 1500]
     results = run_smoke("reduce_ops/sum", rung, sizes, tmp_path, backpressure=True)
     assert [r["n"] for r in results] == sizes
+
+
+# Throughput with a 64-cycle read latency (lean memory model, no backpressure): the
+# dataflow rungs must hide the latency. Cycles run from the ap_start write to the
+# CTRL read that shows ap_done, so they include a few AXI-Lite polling cycles.
+@pytest.mark.parametrize(("kernel", "rung", "n", "minimum"), [
+    ("binary_ops/add", 2, 16384, 0.95),
+    ("binary_ops/add", 4, 65536, 15.2),
+    ("reduce_ops/sum", 2, 16384, 0.95),
+    ("reduce_ops/sum", 4, 65536, 15.2),
+])
+def test_dataflow_throughput(kernel, rung, n, minimum, tmp_path):
+    (result,) = run_smoke(kernel, rung, [n], tmp_path, memory="lean")
+    assert result["rate"] >= minimum, result
