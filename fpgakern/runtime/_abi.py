@@ -1,0 +1,148 @@
+"""ctypes binding of the emulation model ABI (``emu/include/fkemu_model.h``).
+
+A :class:`ModelCU` is one compute unit of a loaded model library, driven at register level
+the way a host drives a card: arguments into the control registers, ap_start, wait for the
+interrupt, read CTRL, clear ISR, ap_continue. The same code drives sw_emu and hw_emu
+models; only hw_emu advances a clock.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from fpgakern.errors import FpgakernError
+from fpgakern.interface import (
+    CTRL_AP_CONTINUE,
+    CTRL_AP_DONE,
+    CTRL_AP_START,
+    REG_CTRL,
+    REG_GIE,
+    REG_IER,
+    REG_ISR,
+)
+
+ABI_VERSION = 1
+_u32, _u64, _int, _vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p
+
+
+class EmulationError(FpgakernError):
+    """The emulated kernel misbehaved: an AXI violation, a timeout, a csim stream error."""
+
+
+@functools.cache
+def load_library(path: Path) -> ctypes.CDLL:
+    # RTLD_LOCAL (ctypes' default): every model carries its own libverilated.
+    lib = ctypes.CDLL(str(path))
+    signatures = {
+        "fkemu_abi_version": ([], _int),
+        "fkemu_model_top": ([], ctypes.c_char_p),
+        "fkemu_model_target": ([], ctypes.c_char_p),
+        "fkemu_cu_new": ([], _vp),
+        "fkemu_cu_free": ([_vp], None),
+        "fkemu_cu_configure": ([_vp, ctypes.c_uint, ctypes.c_uint], None),
+        "fkemu_cu_map": ([_vp, _u64, _vp, _u64, _int], _int),
+        "fkemu_cu_unmap_all": ([_vp], None),
+        "fkemu_cu_write": ([_vp, _u32, _u32], _int),
+        "fkemu_cu_read": ([_vp, _u32, ctypes.POINTER(_u32)], _int),
+        "fkemu_cu_interrupt": ([_vp], _int),
+        "fkemu_cu_wait_interrupt": ([_vp, _u64], _int),
+        "fkemu_cu_tick": ([_vp, _u64], None),
+        "fkemu_cu_cycles": ([_vp], _u64),
+        "fkemu_cu_error": ([_vp], ctypes.c_char_p),
+        "fkemu_cu_clear_error": ([_vp], None),
+    }
+    for name, (args, result) in signatures.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = result
+    version = lib.fkemu_abi_version()
+    if version != ABI_VERSION:
+        raise EmulationError(f"{path}: model ABI {version}, this runtime speaks {ABI_VERSION}")
+    return lib
+
+
+class ModelCU:
+    """One compute unit of a model library."""
+
+    def __init__(self, library: Path, name: str, read_latency: int = 64,
+                 write_latency: int = 64) -> None:
+        self.handle = None
+        self.lib = load_library(library)
+        self.name = name
+        self.target = self.lib.fkemu_model_target().decode()
+        self.handle = self.lib.fkemu_cu_new()
+        self.lib.fkemu_cu_configure(self.handle, read_latency, write_latency)
+        self._keep: list[np.ndarray] = []  # mapped arrays stay alive while mapped
+        # Interrupt on ap_done, as XRT sets it up: global enable and IER bit 0.
+        self.write(REG_GIE, 1)
+        self.write(REG_IER, 1)
+        self._started_at = 0
+
+    def close(self) -> None:
+        if self.handle:
+            self.lib.fkemu_cu_free(self.handle)
+            self.handle = None
+
+    def __del__(self) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ memory
+    def map(self, dev_addr: int, array: np.ndarray, writable: bool) -> None:
+        assert array.flags.c_contiguous
+        self.lib.fkemu_cu_map(self.handle, dev_addr, array.ctypes.data, array.nbytes,
+                              int(writable))
+        self._keep.append(array)
+
+    def unmap_all(self) -> None:
+        self.lib.fkemu_cu_unmap_all(self.handle)
+        self._keep.clear()
+
+    # ------------------------------------------------------------------ registers
+    def write(self, offset: int, value: int) -> None:
+        if self.lib.fkemu_cu_write(self.handle, offset, value & 0xFFFF_FFFF) != 0:
+            self._raise(f"register write at 0x{offset:02X} not answered")
+
+    def read(self, offset: int) -> int:
+        value = _u32()
+        if self.lib.fkemu_cu_read(self.handle, offset, ctypes.byref(value)) != 0:
+            self._raise(f"register read at 0x{offset:02X} not answered")
+        return value.value
+
+    @property
+    def cycles(self) -> int:
+        return int(self.lib.fkemu_cu_cycles(self.handle))
+
+    # ------------------------------------------------------------------ runs
+    def start(self) -> None:
+        self._check()
+        self._started_at = self.cycles
+        self.write(REG_CTRL, CTRL_AP_START)
+
+    def wait(self, max_cycles: int) -> int:
+        """Wait for the run's interrupt, acknowledge it as XRT does; return its cycles."""
+        if self.lib.fkemu_cu_wait_interrupt(self.handle, max_cycles) != 0:
+            self._check()
+            raise EmulationError(f"{self.name}: no ap_done within {max_cycles} cycles "
+                                 "(the kernel hangs or the timeout is too short)")
+        cycles = self.cycles - self._started_at
+        ctrl = self.read(REG_CTRL)  # clears ap_done
+        if not ctrl & CTRL_AP_DONE:
+            self._raise(f"interrupt raised but CTRL=0x{ctrl:02X} has no ap_done")
+        self.write(REG_ISR, 1)  # toggle-on-write: clears the done event
+        self.write(REG_CTRL, CTRL_AP_CONTINUE)
+        self._check()
+        return cycles
+
+    def _check(self) -> None:
+        error = self.lib.fkemu_cu_error(self.handle)
+        if error:
+            self.lib.fkemu_cu_clear_error(self.handle)
+            raise EmulationError(f"{self.name}: {error.decode()}")
+
+    def _raise(self, what: str) -> None:
+        self._check()
+        raise EmulationError(f"{self.name}: {what}")

@@ -1,0 +1,65 @@
+// fkemu_model.h: the C ABI of an fpgakern emulation model, one shared library per kernel.
+//
+// A model library holds one kernel (e.g. add_f32) as a compute-unit factory. Each CU is
+// driven the way a host drives hardware: write argument registers and CTRL over the
+// AXI-Lite control port, wait for the interrupt (or poll CTRL), read CTRL, continue.
+// The CU reaches device memory only through the buffers mapped into it, at device
+// addresses the caller chooses, so a kernel that strays outside its buffers is caught.
+//
+//   sw_emu: the compiled HLS C++ kernel behind a register file (it runs when ap_start is
+//           written; no clock, cycles stay 0).
+//   hw_emu: the Verilator model of the generated RTL kernel with an AXI4 memory model on
+//           every m_axi port (read latency configurable, 64 cycles by default); every
+//           register access and every wait advances its clock, which is counted.
+//
+// Both the C++ XRT emulation runtime (runtime/emu/src) and the Python runtime (ctypes)
+// load these libraries; neither needs to know which kind it holds.
+#ifndef FKEMU_MODEL_H
+#define FKEMU_MODEL_H
+
+#include <stdint.h>
+
+#define FKEMU_ABI_VERSION 1
+
+// Models are built with hidden visibility; only this ABI is exported.
+#define FKEMU_API __attribute__((visibility("default")))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fkemu_cu fkemu_cu;
+
+FKEMU_API int fkemu_abi_version(void);
+FKEMU_API const char* fkemu_model_top(void);     // the kernel's top name, e.g. "add_f32"
+FKEMU_API const char* fkemu_model_target(void);  // "sw_emu" or "hw_emu"
+
+FKEMU_API fkemu_cu* fkemu_cu_new(void);  // a CU out of reset
+FKEMU_API void fkemu_cu_free(fkemu_cu* cu);
+// Memory timing of the CU's AXI ports (hw_emu; ignored by sw_emu).
+FKEMU_API void fkemu_cu_configure(fkemu_cu* cu, unsigned read_latency, unsigned write_latency);
+
+// Make host memory [host, host + bytes) visible to the CU at device address dev_addr.
+FKEMU_API int fkemu_cu_map(fkemu_cu* cu, uint64_t dev_addr, void* host, uint64_t bytes, int writable);
+FKEMU_API void fkemu_cu_unmap_all(fkemu_cu* cu);
+
+// AXI-Lite register access. Return 0, or -1 when the port does not answer in time.
+FKEMU_API int fkemu_cu_write(fkemu_cu* cu, uint32_t offset, uint32_t value);
+FKEMU_API int fkemu_cu_read(fkemu_cu* cu, uint32_t offset, uint32_t* value);
+
+FKEMU_API int fkemu_cu_interrupt(fkemu_cu* cu);  // the interrupt line
+// Advance until the interrupt line is high, or max_cycles pass (then return -1).
+FKEMU_API int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t max_cycles);
+FKEMU_API void fkemu_cu_tick(fkemu_cu* cu, uint64_t cycles);
+FKEMU_API uint64_t fkemu_cu_cycles(fkemu_cu* cu);  // clock cycles since the CU was created
+
+// The first error the CU has seen (an AXI rule broken, an access outside every mapped
+// buffer, a C-simulation stream error), or NULL. Cleared by fkemu_cu_clear_error.
+FKEMU_API const char* fkemu_cu_error(fkemu_cu* cu);
+FKEMU_API void fkemu_cu_clear_error(fkemu_cu* cu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // FKEMU_MODEL_H

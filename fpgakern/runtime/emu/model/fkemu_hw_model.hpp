@@ -1,0 +1,408 @@
+// hw_emu compute unit: a Verilator model of the generated RTL kernel, driven like a card.
+//
+// Included by the generated model source after it defines:
+//   FKEMU_TOP            the Verilated class (V<top>)
+//   FKEMU_TOP_NAME       "<top>"
+//   FKEMU_DATA_BYTES     bytes per m_axi data beat (4, or 64 at rung 4)
+//   FKEMU_FOR_EACH_BUNDLE(X)  X(gmem0) X(gmem1) ... one per m_axi bundle
+//
+// One clock cycle is: drive the memory model's outputs, settle the design with ap_clk
+// low, sample every valid/ready pair (the handshakes of this edge), raise ap_clk, then
+// let the memory model act on the handshakes and compute its next outputs. The control
+// port is driven by a host-like AXI-Lite master (fkemu_cu_write/read), so a run costs
+// what it costs on a card: argument writes, ap_start, the kernel, the interrupt, the
+// CTRL read and ap_continue.
+//
+// The memory model per m_axi port: AR/AW accepted while fewer than `max_outstanding`
+// bursts are queued; the first R beat of a burst comes `read_latency` cycles after its
+// AR, then one beat per cycle while the kernel is ready; W beats are taken once their
+// AW is known; B comes `write_latency` cycles after the last W beat. Bursts must stay in
+// one mapped buffer and must not cross a 4 KiB boundary (AXI4); beats must be full width.
+#ifndef FKEMU_HW_MODEL_HPP
+#define FKEMU_HW_MODEL_HPP
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "fkemu_memory.hpp"
+#include "fkemu_model.h"
+#include "verilated.h"
+
+namespace fkemu {
+
+constexpr unsigned kBeatBytes = FKEMU_DATA_BYTES;
+
+// Beat data in and out of the model's ports: 32-bit buses are IData, wider ones VlWide.
+inline void put_beat(uint32_t& port, const uint8_t* src) { std::memcpy(&port, src, 4); }
+template <std::size_t W>
+inline void put_beat(VlWide<W>& port, const uint8_t* src) {
+    std::memcpy(&port[0], src, W * 4);
+}
+inline void clear_beat(uint32_t& port) { port = 0; }
+template <std::size_t W>
+inline void clear_beat(VlWide<W>& port) {
+    for (std::size_t i = 0; i < W; ++i) port[i] = 0;
+}
+inline const uint8_t* beat_bytes(const uint32_t& port) {
+    return reinterpret_cast<const uint8_t*>(&port);
+}
+template <std::size_t W>
+inline const uint8_t* beat_bytes(const VlWide<W>& port) {
+    return reinterpret_cast<const uint8_t*>(&port[0]);
+}
+
+struct Timing {
+    unsigned read_latency = 64;
+    unsigned write_latency = 64;
+    unsigned max_outstanding = 64;
+};
+
+class Errors {
+  public:
+    void add(const std::string& what) {
+        if (first_.empty()) first_ = what;
+    }
+    const char* first() const { return first_.empty() ? nullptr : first_.c_str(); }
+    void clear() { first_.clear(); }
+
+  private:
+    std::string first_;
+};
+
+// Handshakes sampled before an edge, acted upon after it.
+struct PortSample {
+    bool ar = false, r = false, aw = false, w = false, b = false;
+    uint64_t addr = 0;
+    unsigned len = 0, size = 0, burst = 0;
+    uint64_t wstrb = 0;
+    bool wlast = false;
+    uint8_t wdata[kBeatBytes];
+};
+
+class AxiPort {
+  public:
+    AxiPort(const char* name, const Memory& mem, const Timing& timing, Errors& errors)
+        : name_(name), mem_(mem), timing_(timing), errors_(errors) {}
+
+    struct Out {
+        bool arready = true, rvalid = false, rlast = false;
+        bool awready = true, wready = false, bvalid = false;
+        const uint8_t* rdata = nullptr;  // nullptr: zeros
+    };
+
+    // Act on the handshakes of the edge at cycle `now`, then compute the next outputs.
+    const Out& update(uint64_t now, const PortSample& s) {
+        if (s.ar) accept(reads_, now + timing_.read_latency, s, false);
+        if (s.r) {
+            Burst& b = reads_.front();
+            if (++b.done == b.beats) reads_.pop_front();
+        }
+        if (s.aw) accept(writes_, 0, s, true);
+        if (s.w) write_beat(now, s);
+        if (s.b) responses_.pop_front();
+
+        out_.arready = reads_.size() < timing_.max_outstanding;
+        out_.awready = writes_.size() < timing_.max_outstanding;
+        out_.rvalid = !reads_.empty() && reads_.front().ready_at <= now;
+        if (out_.rvalid) {
+            const Burst& b = reads_.front();
+            out_.rlast = b.done + 1 == b.beats;
+            out_.rdata = b.host ? b.host + static_cast<uint64_t>(b.done) * kBeatBytes : nullptr;
+        } else {
+            out_.rlast = false;
+            out_.rdata = nullptr;
+        }
+        out_.wready = !writes_.empty();
+        out_.bvalid = !responses_.empty() && responses_.front() <= now;
+        return out_;
+    }
+    const Out& out() const { return out_; }
+    bool busy() const { return !reads_.empty() || !writes_.empty() || !responses_.empty(); }
+    void reset() {
+        reads_.clear();
+        writes_.clear();
+        responses_.clear();
+        out_ = Out();
+    }
+
+  private:
+    struct Burst {
+        uint64_t addr;
+        unsigned beats;
+        unsigned done;
+        uint64_t ready_at;
+        uint8_t* host;  // nullptr when the burst was refused (reads give zeros)
+    };
+
+    void accept(std::deque<Burst>& queue, uint64_t ready_at, const PortSample& s, bool write) {
+        const unsigned beats = s.len + 1;
+        const uint64_t bytes = static_cast<uint64_t>(beats) * kBeatBytes;
+        const char* channel = write ? "AW" : "AR";
+        uint8_t* host = nullptr;
+        if ((1u << s.size) != kBeatBytes) {
+            fail(channel, s.addr, "beat size differs from the port width");
+        } else if (s.burst != 1) {
+            fail(channel, s.addr, "burst type is not INCR");
+        } else if (s.addr % kBeatBytes != 0) {
+            fail(channel, s.addr, "address is not aligned to the beat size");
+        } else if ((s.addr & 4095) + bytes > 4096) {
+            fail(channel, s.addr, "burst crosses a 4 KiB boundary");
+        } else {
+            std::string why;
+            host = mem_.translate(s.addr, bytes, write, &why);
+            if (!host) fail(channel, s.addr, why.c_str());
+        }
+        queue.push_back(Burst{s.addr, beats, 0, ready_at, host});
+    }
+
+    void write_beat(uint64_t now, const PortSample& s) {
+        Burst& b = writes_.front();
+        if (b.host) {
+            uint8_t* dst = b.host + static_cast<uint64_t>(b.done) * kBeatBytes;
+            const uint64_t all = kBeatBytes == 64 ? ~0ULL : ((1ULL << kBeatBytes) - 1);
+            if ((s.wstrb & all) == all) {
+                std::memcpy(dst, s.wdata, kBeatBytes);
+            } else {
+                for (unsigned i = 0; i < kBeatBytes; ++i) {
+                    if ((s.wstrb >> i) & 1) dst[i] = s.wdata[i];
+                }
+            }
+        }
+        const bool last = ++b.done == b.beats;
+        if (last != s.wlast) fail("W", b.addr, "WLAST does not match the burst length");
+        if (last) {
+            writes_.pop_front();
+            responses_.push_back(now + timing_.write_latency);
+        }
+    }
+
+    void fail(const char* channel, uint64_t addr, const char* what) {
+        char text[256];
+        std::snprintf(text, sizeof text, "m_axi_%s %s at 0x%" PRIx64 ": %s", name_, channel,
+                      addr, what);
+        errors_.add(text);
+    }
+
+    const char* name_;
+    const Memory& mem_;
+    const Timing& timing_;
+    Errors& errors_;
+    std::deque<Burst> reads_, writes_;
+    std::deque<uint64_t> responses_;
+    Out out_;
+};
+
+}  // namespace fkemu
+
+struct fkemu_cu {
+    fkemu_cu()
+        : context(new VerilatedContext),
+          top(new FKEMU_TOP(context.get(), FKEMU_TOP_NAME))
+#define FKEMU_PORT_INIT(B) , port_##B(#B, memory, timing, errors)
+              FKEMU_FOR_EACH_BUNDLE(FKEMU_PORT_INIT)
+#undef FKEMU_PORT_INIT
+    {
+        reset();
+    }
+    ~fkemu_cu() { top->final(); }
+
+    void reset() {
+        top->ap_rst_n = 0;
+        top->s_axi_control_awvalid = 0;
+        top->s_axi_control_wvalid = 0;
+        top->s_axi_control_bready = 0;
+        top->s_axi_control_arvalid = 0;
+        top->s_axi_control_rready = 0;
+#define FKEMU_PORT_RESET(B) port_##B.reset(); drive_##B();
+        FKEMU_FOR_EACH_BUNDLE(FKEMU_PORT_RESET)
+#undef FKEMU_PORT_RESET
+        for (int i = 0; i < 8; ++i) cycle();  // synchronous reset, held a few cycles
+        top->ap_rst_n = 1;
+        cycle();
+    }
+
+    // Control-port handshakes of the last edge.
+    bool c_aw = false, c_w = false, c_b = false, c_ar = false, c_r = false;
+    uint32_t c_rdata = 0;
+
+    void cycle() {
+        top->ap_clk = 0;
+        top->eval();
+        // Handshakes of this edge, sampled while every signal is settled.
+#define FKEMU_SAMPLE(B) sample_##B();
+        FKEMU_FOR_EACH_BUNDLE(FKEMU_SAMPLE)
+#undef FKEMU_SAMPLE
+        c_aw = top->s_axi_control_awvalid && top->s_axi_control_awready;
+        c_w = top->s_axi_control_wvalid && top->s_axi_control_wready;
+        c_b = top->s_axi_control_bvalid && top->s_axi_control_bready;
+        c_ar = top->s_axi_control_arvalid && top->s_axi_control_arready;
+        c_r = top->s_axi_control_rvalid && top->s_axi_control_rready;
+        c_rdata = top->s_axi_control_rdata;
+        top->ap_clk = 1;
+        top->eval();
+        ++now;
+#define FKEMU_UPDATE(B) port_##B.update(now, s_##B); drive_##B();
+        FKEMU_FOR_EACH_BUNDLE(FKEMU_UPDATE)
+#undef FKEMU_UPDATE
+    }
+
+    int write(uint32_t offset, uint32_t value) {
+        top->s_axi_control_awaddr = offset;
+        top->s_axi_control_awvalid = 1;
+        top->s_axi_control_wdata = value;
+        top->s_axi_control_wstrb = 0xF;
+        top->s_axi_control_wvalid = 1;
+        top->s_axi_control_bready = 1;
+        bool aw_done = false, w_done = false;
+        for (int i = 0; i < kControlTimeout; ++i) {
+            cycle();
+            if (c_aw) { aw_done = true; top->s_axi_control_awvalid = 0; }
+            if (c_w) { w_done = true; top->s_axi_control_wvalid = 0; }
+            if (c_b) {
+                top->s_axi_control_bready = 0;
+                return aw_done && w_done ? 0 : control_error("B before AW and W", offset);
+            }
+        }
+        return control_error("write not answered", offset);
+    }
+
+    int read(uint32_t offset, uint32_t* value) {
+        top->s_axi_control_araddr = offset;
+        top->s_axi_control_arvalid = 1;
+        top->s_axi_control_rready = 1;
+        for (int i = 0; i < kControlTimeout; ++i) {
+            cycle();
+            if (c_ar) top->s_axi_control_arvalid = 0;
+            if (c_r) {
+                top->s_axi_control_rready = 0;
+                *value = c_rdata;
+                return 0;
+            }
+        }
+        return control_error("read not answered", offset);
+    }
+
+    int control_error(const char* what, uint32_t offset) {
+        char text[128];
+        std::snprintf(text, sizeof text, "s_axi_control: %s at 0x%02x", what, offset);
+        errors.add(text);
+        top->s_axi_control_awvalid = 0;
+        top->s_axi_control_wvalid = 0;
+        top->s_axi_control_arvalid = 0;
+        return -1;
+    }
+
+#define FKEMU_PORT_MEMBERS(B)                                                   \
+    fkemu::AxiPort port_##B;                                                  \
+    fkemu::PortSample s_##B;                                                  \
+    void sample_##B() {                                                       \
+        const fkemu::AxiPort::Out& o = port_##B.out();                       \
+        fkemu::PortSample& s = s_##B;                                         \
+        s.ar = top->m_axi_##B##_arvalid && o.arready;                         \
+        s.r = o.rvalid && top->m_axi_##B##_rready;                            \
+        s.aw = top->m_axi_##B##_awvalid && o.awready;                         \
+        s.w = top->m_axi_##B##_wvalid && o.wready;                            \
+        s.b = o.bvalid && top->m_axi_##B##_bready;                            \
+        if (s.ar) {                                                           \
+            s.addr = top->m_axi_##B##_araddr;                                 \
+            s.len = top->m_axi_##B##_arlen;                                   \
+            s.size = top->m_axi_##B##_arsize;                                 \
+            s.burst = top->m_axi_##B##_arburst;                               \
+        }                                                                     \
+        if (s.aw) {                                                           \
+            s.addr = top->m_axi_##B##_awaddr;                                 \
+            s.len = top->m_axi_##B##_awlen;                                   \
+            s.size = top->m_axi_##B##_awsize;                                 \
+            s.burst = top->m_axi_##B##_awburst;                               \
+        }                                                                     \
+        if (s.w) {                                                            \
+            std::memcpy(s.wdata, fkemu::beat_bytes(top->m_axi_##B##_wdata),   \
+                        fkemu::kBeatBytes);                                   \
+            s.wstrb = top->m_axi_##B##_wstrb;                                 \
+            s.wlast = top->m_axi_##B##_wlast;                                 \
+        }                                                                     \
+    }                                                                         \
+    void drive_##B() {                                                        \
+        const fkemu::AxiPort::Out& o = port_##B.out();                       \
+        top->m_axi_##B##_arready = o.arready;                                 \
+        top->m_axi_##B##_rvalid = o.rvalid;                                   \
+        top->m_axi_##B##_rlast = o.rlast;                                     \
+        top->m_axi_##B##_rresp = 0;                                           \
+        top->m_axi_##B##_rid = 0;                                             \
+        if (o.rdata) {                                                        \
+            fkemu::put_beat(top->m_axi_##B##_rdata, o.rdata);                 \
+        } else {                                                              \
+            fkemu::clear_beat(top->m_axi_##B##_rdata);                        \
+        }                                                                     \
+        top->m_axi_##B##_awready = o.awready;                                 \
+        top->m_axi_##B##_wready = o.wready;                                   \
+        top->m_axi_##B##_bvalid = o.bvalid;                                   \
+        top->m_axi_##B##_bresp = 0;                                           \
+        top->m_axi_##B##_bid = 0;                                             \
+    }
+
+    static constexpr int kControlTimeout = 1000;
+    std::unique_ptr<VerilatedContext> context;
+    std::unique_ptr<FKEMU_TOP> top;
+    fkemu::Memory memory;
+    fkemu::Timing timing;
+    fkemu::Errors errors;
+    uint64_t now = 0;
+    FKEMU_FOR_EACH_BUNDLE(FKEMU_PORT_MEMBERS)
+#undef FKEMU_PORT_MEMBERS
+};
+
+extern "C" {
+
+int fkemu_abi_version(void) { return FKEMU_ABI_VERSION; }
+const char* fkemu_model_top(void) { return FKEMU_TOP_NAME; }
+const char* fkemu_model_target(void) { return "hw_emu"; }
+
+fkemu_cu* fkemu_cu_new(void) { return new fkemu_cu(); }
+void fkemu_cu_free(fkemu_cu* cu) { delete cu; }
+
+void fkemu_cu_configure(fkemu_cu* cu, unsigned read_latency, unsigned write_latency) {
+    cu->timing.read_latency = read_latency;
+    cu->timing.write_latency = write_latency;
+}
+
+int fkemu_cu_map(fkemu_cu* cu, uint64_t dev_addr, void* host, uint64_t bytes, int writable) {
+    cu->memory.map(dev_addr, host, bytes, writable != 0);
+    return 0;
+}
+void fkemu_cu_unmap_all(fkemu_cu* cu) { cu->memory.clear(); }
+
+int fkemu_cu_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
+    return cu->write(offset, value);
+}
+int fkemu_cu_read(fkemu_cu* cu, uint32_t offset, uint32_t* value) {
+    return cu->read(offset, value);
+}
+
+// Verilator renames the port `interrupt` (a reserved word in its C++ output).
+int fkemu_cu_interrupt(fkemu_cu* cu) { return cu->top->__SYM__interrupt ? 1 : 0; }
+
+int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t max_cycles) {
+    for (uint64_t i = 0; i < max_cycles; ++i) {
+        if (cu->top->__SYM__interrupt) return 0;
+        cu->cycle();
+    }
+    return cu->top->__SYM__interrupt ? 0 : -1;
+}
+
+void fkemu_cu_tick(fkemu_cu* cu, uint64_t cycles) {
+    for (uint64_t i = 0; i < cycles; ++i) cu->cycle();
+}
+uint64_t fkemu_cu_cycles(fkemu_cu* cu) { return cu->now; }
+
+const char* fkemu_cu_error(fkemu_cu* cu) { return cu->errors.first(); }
+void fkemu_cu_clear_error(fkemu_cu* cu) { cu->errors.clear(); }
+
+}  // extern "C"
+
+#endif  // FKEMU_HW_MODEL_HPP

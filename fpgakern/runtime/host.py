@@ -1,0 +1,171 @@
+"""The host's side of a kernel call, the same on every target.
+
+Mirrors what the C-simulation testbench (``hls_templates/default/testbench.cpp.j2``) and
+the generated C++ host wrapper do, so that the three agree bit for bit:
+
+* buffers hold whole memory words (16 elements at rung 4, else 1), zero-padded past n,
+  and start on 4 KiB boundaries (XRT allocates buffer objects in pages);
+* with C compute units, the words are split into C contiguous shares of
+  ``ceil(words / C)`` words; a CU whose share would be empty is not started;
+* each CU gets its own buffers (its own memory bank on a card);
+* a reduction's CUs each write one partial result, merged on the host in CU order with
+  the reduction's combine op.
+
+Inputs are 1-D, C-contiguous numpy arrays of the variant's dtype, of one length; anything
+else is a UsageError that says what to pass instead.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from fpgakern.errors import UsageError
+from fpgakern.interface import SIZE_ARG
+from fpgakern.ir.ops import OPS
+from fpgakern.ladder import Plan
+
+PAGE = 4096
+WORD_BYTES_MIN = 64  # every buffer is at least one 512-bit word, as on a card
+
+
+def aligned_zeros(count: int, dtype: np.dtype, align: int = PAGE) -> np.ndarray:
+    """A zeroed 1-D array whose data starts on an ``align``-byte boundary."""
+    itemsize = np.dtype(dtype).itemsize
+    nbytes = max(count * itemsize, WORD_BYTES_MIN)
+    raw = np.zeros(nbytes + align, dtype=np.uint8)
+    start = (-raw.ctypes.data) % align
+    return raw[start:start + nbytes].view(dtype)[:max(count, 1)]
+
+
+@dataclass
+class Share:
+    """One CU's part of a call: its buffers and register values."""
+
+    cu: int
+    inputs: list[np.ndarray]
+    output: np.ndarray
+    n: int  # elements this CU processes (register ``n``)
+    words: int
+
+
+@dataclass
+class Prepared:
+    plan: Plan
+    n: int
+    shares: list[Share]
+    scalars: dict[str, int]  # register values (raw 32-bit)
+    output: np.ndarray  # the padded result (elementwise) or the partials (reductions)
+
+
+def check_inputs(plan_inputs: tuple[str, ...], arrays: tuple[object, ...],
+                 where: str) -> list[np.ndarray]:
+    if len(arrays) != len(plan_inputs):
+        raise UsageError(f"{where} takes {len(plan_inputs)} array(s) "
+                         f"({', '.join(plan_inputs)}), got {len(arrays)}")
+    checked = []
+    for name, a in zip(plan_inputs, arrays, strict=True):
+        if not isinstance(a, np.ndarray):
+            raise UsageError(f"{where}: {name} must be a numpy array, got {type(a).__name__}")
+        if a.ndim != 1:
+            raise UsageError(f"{where}: {name} has shape {a.shape}; kernels take 1-D arrays "
+                             "(pass x.ravel() for a contiguous tensor of any shape)")
+        if not a.flags.c_contiguous:
+            raise UsageError(f"{where}: {name} is not contiguous (a strided view); pass "
+                             "np.ascontiguousarray(x)")
+        checked.append(a)
+    dtypes = {a.dtype for a in checked}
+    if len(dtypes) > 1:
+        raise UsageError(f"{where}: inputs have different dtypes "
+                         f"({', '.join(sorted(str(d) for d in dtypes))}); kernels do not "
+                         "promote types")
+    lengths = {a.shape[0] for a in checked}
+    if len(lengths) > 1:
+        raise UsageError(f"{where}: inputs have different lengths "
+                         f"({', '.join(map(str, sorted(lengths)))}); kernels do not broadcast")
+    return checked
+
+
+def scalar_bits(value: object, plan: Plan, name: str, where: str) -> int:
+    """A scalar as the 32-bit register value the kernel reads."""
+    dtype = plan.dtype
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value.item()
+    if not isinstance(value, numbers.Number) or isinstance(value, complex):
+        raise UsageError(f"{where}: scalar {name} must be a number, got {value!r}")
+    if dtype.is_float:
+        return int(np.array(value, dtype=np.float32).view(np.uint32))
+    if isinstance(value, float) and not float(value).is_integer():
+        raise UsageError(f"{where}: scalar {name}={value} is not an integer, and the kernel "
+                         f"is {dtype.name}")
+    ivalue = int(value)  # type: ignore[call-overload]
+    if not -(2**31) <= ivalue < 2**31:
+        raise UsageError(f"{where}: scalar {name}={ivalue} does not fit in int32")
+    return ivalue & 0xFFFF_FFFF
+
+
+def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
+            scalars: dict[str, int]) -> Prepared:
+    """Pad the inputs into whole words and split them over the CUs."""
+    lanes = plan.lanes
+    n = int(arrays[0].shape[0]) if arrays else 0
+    if n >= 2**31:
+        raise UsageError(f"{n} elements: the kernel's n register is a 32-bit int")
+    words = math.ceil(n / lanes)
+    padded = []
+    for a in arrays:
+        buf = aligned_zeros(words * lanes, plan.dtype.numpy)
+        buf[:n] = a
+        padded.append(buf)
+    reduction = plan.kernel.is_reduction
+    out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
+    if reduction:
+        # One result word per CU, each in its own buffer.
+        output = np.empty(compute_units, dtype=out_dtype)
+    else:
+        output = aligned_zeros(words * lanes, out_dtype)
+    share = math.ceil(words / compute_units) if words else 0
+    shares = []
+    for cu in range(compute_units):
+        first = share * cu
+        if first >= words:
+            break
+        count = min(share, words - first)
+        elements = min(count * lanes, n - first * lanes)
+        lo, hi = first * lanes, (first + count) * lanes
+        if reduction:
+            out = aligned_zeros(WORD_BYTES_MIN // out_dtype.itemsize, out_dtype)
+        else:
+            out = output[lo:hi]
+        shares.append(Share(cu, [p[lo:hi] for p in padded], out, elements, count))
+    return Prepared(plan, n, shares, scalars, output)
+
+
+def finish(prepared: Prepared) -> np.ndarray:
+    """The call's result: n elements, or a 0-d array for a reduction."""
+    p = prepared.plan
+    if not p.kernel.is_reduction:
+        return prepared.output[:prepared.n].copy()
+    reduction = p.kernel.reduction
+    assert reduction is not None and reduction.combine is not None
+    dtype = p.kernel.output_dtype(p.dtype.name).numpy
+    result = np.array([reduction.identity[p.dtype.name]], dtype=dtype)
+    combine = OPS[reduction.combine].reference
+    for i, share in enumerate(prepared.shares):
+        partial = share.output[:1]
+        result = partial.copy() if i == 0 else combine(result, partial).astype(dtype)
+    return result.reshape(())
+
+
+def register_values(prepared: Prepared, share: Share) -> dict[str, int]:
+    """Scalar register values of one CU's run (the scalars, then n)."""
+    return {**prepared.scalars, SIZE_ARG: share.n}
+
+
+def timeout_cycles(plan: Plan, share: Share) -> int:
+    """A generous bound on one run's cycles: no rung needs more than ~200 per word
+    (rung 0 pays the memory latency per element); past it the kernel is hung."""
+    return 100_000 + 400 * share.words * (len(plan.kernel.inputs) + 1)

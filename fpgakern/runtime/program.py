@@ -1,0 +1,153 @@
+"""What a device holds: the kernel variants found in a build tree or an .xclbin.
+
+A build tree (``build/`` or any folder under it, down to one variant folder) is read
+through its ``manifest.json`` files: each names the kernel, rung and dtype, and says whether
+C simulation passed; a variant whose build failed is listed as unavailable, with the
+reason, so that callers can fall back. When several rungs of one kernel and dtype are
+built, the highest is used unless ``opt`` picks one (as ``fpgakern link --library`` does).
+
+An .xclbin is read through its EMBEDDED_METADATA (kernel names, arguments, CU instances)
+like XRT does. Kernel names are fpgakern top names (``add_f32``), which name the library
+kernel and dtype. The xclbin does not record the rung; the interface narrows it down
+(512-bit ports: rung 4; one shared ``gmem`` bundle: rung 0 or 1; else 2 or 3) and the
+rung built in the build tree, else the highest such rung, decides. The number of CUs is
+the xclbin's, whatever the rung.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fpgakern.errors import FpgakernError, UsageError, display_path
+from fpgakern.ladder import Plan, plan
+from fpgakern.spec.library import Library
+
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kernel variant a device can run (or says why it cannot)."""
+
+    plan: Plan
+    compute_units: int
+    cu_names: tuple[str, ...]
+    hls_dir: Path | None = None  # the build's variant folder (its HLS C++ is the sw model)
+    problem: str | None = None  # why it cannot run (failed build), None when it can
+
+    @property
+    def top(self) -> str:
+        return self.plan.top
+
+
+@dataclass
+class Program:
+    """The variants of one build tree or xclbin, by top name."""
+
+    source: str
+    variants: dict[str, Variant] = field(default_factory=dict)
+    xclbin: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, variant: Variant) -> None:
+        self.variants[variant.top] = variant
+
+
+def default_cu_names(top: str, count: int) -> tuple[str, ...]:
+    return tuple(f"{top}_{i}" for i in range(1, count + 1))
+
+
+def from_plans(plans: list[Plan], source: str = "library") -> Program:
+    """Variants straight from plans: generated on the fly, nothing built beforehand."""
+    program = Program(source)
+    for p in plans:
+        program.add(Variant(p, p.compute_units, default_cu_names(p.top, p.compute_units)))
+    return program
+
+
+def from_build_tree(root: Path, library: Library, opt: int | None = None) -> Program:
+    manifests = [root / MANIFEST] if (root / MANIFEST).is_file() else sorted(
+        root.glob(f"**/opt*/*/{MANIFEST}"))
+    program = Program(display_path(root))
+    chosen: dict[str, tuple[int, Variant]] = {}
+    for path in manifests:
+        try:
+            doc = json.loads(path.read_text())
+            kernel = library.get(doc["kernel"])
+            p = plan(kernel, int(doc["rung"]), doc["dtype"])
+        except (OSError, ValueError, KeyError, FpgakernError) as err:
+            program.notes.append(f"{display_path(path)}: skipped ({err})")
+            continue
+        if opt is not None and p.rung.index != opt:
+            continue
+        csim = doc.get("csim") or {}
+        problem = None
+        if not csim.get("passed", False):
+            detail = csim.get("detail") or "no csim verdict"
+            problem = f"its build failed C simulation ({detail})"
+        variant = Variant(p, p.compute_units, default_cu_names(p.top, p.compute_units),
+                          path.parent, problem)
+        best = chosen.get(p.top)
+        # Prefer a working variant, then the highest rung.
+        rank = (problem is None, p.rung.index)
+        if best is None or rank > (best[1].problem is None, best[0]):
+            chosen[p.top] = (p.rung.index, variant)
+    for _, variant in chosen.values():
+        program.add(variant)
+    return program
+
+
+def _kernel_for_top(library: Library, top: str) -> tuple[str, str] | None:
+    for kernel in library.kernels:
+        for dtype in kernel.dtypes:
+            if kernel.top_name(dtype) == top:
+                return kernel.qualname, dtype
+    return None
+
+
+def from_xclbin(path: Path, library: Library, build_root: Path | None = None) -> Program:
+    from fpgakern.link import axlf, metadata
+
+    try:
+        image = axlf.read(path.read_bytes())
+    except OSError as err:
+        raise UsageError(f"{display_path(path)}: cannot read ({err.strerror})") from None
+    section = image.find(axlf.SECTION_IDS["EMBEDDED_METADATA"])
+    if section is None:
+        raise UsageError(f"{display_path(path)}: no EMBEDDED_METADATA section, so no kernel "
+                         "can be opened (XRT needs it too)")
+    meta = metadata.parse_embedded_metadata(section.payload)
+    program = Program(display_path(path), xclbin=path)
+    for k in meta.kernels:
+        found = _kernel_for_top(library, k.desc.name)
+        if found is None:
+            program.notes.append(f"{k.desc.name}: not a kernel of this library; ignored")
+            continue
+        qualname, dtype = found
+        kernel = library.get(qualname)
+        widths = {p.data_width for p in k.desc.masters}
+        bundles = {p.name.lower() for p in k.desc.masters}
+        if 512 in widths:
+            candidates = [4]
+        elif bundles == {"m_axi_gmem"}:
+            candidates = [1, 0]
+        else:
+            candidates = [3, 2]
+        candidates = [r for r in candidates if r in kernel.rungs]
+        if not candidates:
+            program.notes.append(f"{k.desc.name}: its interface matches no rung of "
+                                 f"{qualname}; ignored")
+            continue
+        rung = candidates[0]
+        hls_dir = None
+        if build_root is not None:
+            for r in candidates:
+                folder = build_root / kernel.category / kernel.name / f"opt{r}" / dtype
+                if (folder / f"{k.desc.name}.cpp").is_file():
+                    rung, hls_dir = r, folder
+                    break
+        cu_names = tuple(name for name, _ in k.instances) or (f"{k.desc.name}_1",)
+        program.add(Variant(plan(kernel, rung, dtype), len(cu_names), cu_names, hls_dir))
+    return program

@@ -1,0 +1,131 @@
+"""Where a call runs: emulation models (sw_emu, hw_emu) or a card through pyxrt (hw).
+
+Each target opens the compute units of one variant and runs prepared shares on them: all
+CUs started first, then each waited for, as the generated C++ host does with XRT.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from fpgakern.errors import ToolError, UsageError
+from fpgakern.interface import SIZE_ARG, interface
+from fpgakern.runtime import host, models
+from fpgakern.runtime._abi import ModelCU
+from fpgakern.runtime.program import Variant
+
+TARGETS = ("sw_emu", "hw_emu", "hw")
+# Device addresses of the buffers an emulated CU sees: above 4 GiB (a kernel that drops
+# the pointer's high word fails) and far apart (a stray access hits no other buffer).
+DEVICE_BASE = 1 << 36
+
+
+class Target(Protocol):
+    name: str
+    compute_units: int
+
+    def run(self, prepared: host.Prepared) -> list[int | None]: ...
+
+
+class EmulationTarget:
+    """sw_emu or hw_emu: a model library with one :class:`ModelCU` per compute unit."""
+
+    def __init__(self, variant: Variant, name: str, read_latency: int = 64,
+                 write_latency: int = 64) -> None:
+        self.name = name
+        self.variant = variant
+        self.library: Path = models.model(variant.plan, name, variant.hls_dir).path
+        self.cus = [ModelCU(self.library, f"{variant.top}:{cu}", read_latency, write_latency)
+                    for cu in variant.cu_names]
+        self.compute_units = len(self.cus)
+        self.iface = interface(variant.plan)
+
+    def run(self, prepared: host.Prepared) -> list[int | None]:
+        plan = prepared.plan
+        pointers = self.iface.pointers
+        for share in prepared.shares:
+            cu = self.cus[share.cu]
+            cu.unmap_all()
+            buffers = [*share.inputs, share.output]
+            for i, (arg, buf) in enumerate(zip(pointers, buffers, strict=True)):
+                address = DEVICE_BASE * (i + 1)
+                cu.map(address, buf, writable=arg.direction == "out")
+                cu.write(arg.offset, address & 0xFFFF_FFFF)
+                cu.write(arg.offset + 4, address >> 32)
+            for name, value in host.register_values(prepared, share).items():
+                cu.write(self.iface.arg(name).offset, value)
+            cu.start()
+        cycles: list[int | None] = []
+        for share in prepared.shares:
+            ran = self.cus[share.cu].wait(host.timeout_cycles(plan, share))
+            cycles.append(ran if self.name == "hw_emu" else None)
+        return cycles
+
+
+class XrtTarget:
+    """hw: a card through XRT's Python binding (pyxrt), one xrt.kernel per CU."""
+
+    name = "hw"
+
+    def __init__(self, variant: Variant, xclbin: Path | None, device_index: int = 0) -> None:
+        try:
+            import pyxrt  # type: ignore[import-not-found]
+        except ImportError:
+            raise ToolError("target hw needs XRT's Python binding pyxrt: install XRT and "
+                            "source /opt/xilinx/xrt/setup.sh (or use sw_emu / hw_emu)") from None
+        if xclbin is None:
+            raise UsageError("target hw runs an .xclbin: link one (fpgakern link ... "
+                             "--toolchain vitis) and open it instead of a build folder")
+        self.pyxrt = pyxrt
+        self.variant = variant
+        self.device = pyxrt.device(device_index)
+        self.uuid = self.device.load_xclbin(pyxrt.xclbin(str(xclbin)))
+        # One kernel object per CU: each CU's buffers sit in its own bank, and group_id
+        # of a kernel spanning CUs with different banks is ambiguous (vitis-flow.md §6.1).
+        self.kernels = [pyxrt.kernel(self.device, self.uuid, f"{variant.top}:{{{cu}}}",
+                                     pyxrt.kernel.shared) for cu in variant.cu_names]
+        self.compute_units = len(self.kernels)
+        self.iface = interface(variant.plan)
+
+    def run(self, prepared: host.Prepared) -> list[int | None]:
+        pyxrt = self.pyxrt
+        to_dev = pyxrt.xclBOSyncDirection.XCL_BO_SYNC_BO_TO_DEVICE
+        from_dev = pyxrt.xclBOSyncDirection.XCL_BO_SYNC_BO_FROM_DEVICE
+        runs = []
+        for share in prepared.shares:
+            kernel = self.kernels[share.cu]
+            bos = []
+            for arg, buf in zip(self.iface.pointers, [*share.inputs, share.output],
+                                strict=True):
+                bo = pyxrt.bo(self.device, buf.nbytes, pyxrt.bo.normal, kernel.group_id(arg.id))
+                if arg.direction == "in":
+                    bo.write(buf.view(np.uint8), 0)
+                    bo.sync(to_dev, buf.nbytes, 0)
+                bos.append(bo)
+            values = host.register_values(prepared, share)
+            scalars = [self._scalar(name, values[name]) for name in
+                       (a.name for a in self.iface.scalars)]
+            runs.append((kernel(*bos, *scalars), bos[-1], share))
+        for run, out_bo, share in runs:
+            run.wait()
+            out_bo.sync(from_dev, share.output.nbytes, 0)
+            share.output.view(np.uint8)[:] = np.frombuffer(
+                out_bo.read(share.output.nbytes, 0), dtype=np.uint8)
+        return [None] * len(runs)
+
+    def _scalar(self, name: str, bits: int) -> object:
+        if name == SIZE_ARG or not self.variant.plan.dtype.is_float:
+            return int(np.array(bits, dtype=np.uint32).view(np.int32))
+        return float(np.array(bits, dtype=np.uint32).view(np.float32))
+
+
+def open_target(variant: Variant, name: str, xclbin: Path | None,
+                read_latency: int = 64) -> Target:
+    if name in models.TARGETS:
+        return EmulationTarget(variant, name, read_latency)
+    if name == "hw":
+        return XrtTarget(variant, xclbin)
+    raise UsageError(f"unknown target {name!r} (targets: {', '.join(TARGETS)})")
