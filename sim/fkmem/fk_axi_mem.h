@@ -1,17 +1,16 @@
-// fpgakern's fast AXI4 memory model: a byte-addressed memory holding named buffers and
-// cycle-level AXI4 slave ports onto it, with the AXI rules a Vitis kernel must follow
-// checked on every transfer.
+// fpgakern's fast AXI4 memory model, C++ side: a byte-addressed memory holding the
+// host's buffers, the AXI rule checks, and per-port statistics.
 //
-// Why C++: cocotb's Python AXI models cost ~1000x the simulation itself
-// (shared/reference/sim-figures.md). Here all per-cycle work happens in C++: the SV shell
-// sim/hdl/fk_axi_mem.sv calls AxiSlave::tick once per clock edge through DPI, and the
-// Python testbench reaches the memory through the C API at the bottom (ctypes, once per
-// buffer, never per cycle). The classes do not depend on Verilator or DPI, so a plain C++
-// harness that pokes a Verilated model's ports can drive AxiSlave::tick the same way.
+// The cycle-level AXI4 slave protocol (queues, latency, backpressure, VALID stability)
+// lives in sim/hdl/fk_axi_mem.sv, which Verilator compiles into the model; it calls
+// into this file through DPI once per burst (fk_axi_burst) and once per data beat
+// (fk_axi_read*/fk_axi_write*). Nothing here runs per idle cycle, and no Python runs
+// per cycle at all: the testbench reaches the memory through the C API at the bottom
+// (ctypes, once per buffer). The same SV + C++ pair serves any Verilator harness, e.g. a
+// model built as a shared library with a C++ host in place of cocotb.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -29,7 +28,7 @@ struct Buffer {
 struct Config {
     unsigned read_latency = 64;    // cycles from AR handshake to the first R beat
     unsigned write_latency = 64;   // cycles from the last W beat to B
-    unsigned max_outstanding = 64; // bursts each port accepts before deasserting a*ready
+    unsigned max_outstanding = 64; // bursts a port accepts before deasserting a*ready
     unsigned stall_permille = 0;   // chance per cycle and channel of withholding a beat
     uint64_t seed = 1;
 };
@@ -44,14 +43,15 @@ public:
     // A buffer of `size` bytes starting `offset` bytes into a fresh 4 KiB page (an
     // offset lets a test place buffers so that bursts must split at 4 KiB boundaries).
     uint64_t alloc(uint64_t size, bool writable, const std::string& name, uint64_t offset);
-    bool write(uint64_t addr, const uint8_t* src, uint64_t n);
-    bool read(uint64_t addr, uint8_t* dst, uint64_t n) const;
+    bool write(uint64_t addr, const void* src, uint64_t n);
+    bool read(uint64_t addr, void* dst, uint64_t n) const;
     const Buffer* find(uint64_t addr) const;
     uint8_t* bytes_at(uint64_t addr, uint64_t n);
 
     void violation(const std::string& message);
     const std::vector<std::string>& violations() const { return violations_; }
     uint64_t violation_count() const { return violation_count_; }
+    uint64_t generation() const { return generation_; }  // bumps on every reset
 
     Config config;
 
@@ -60,99 +60,48 @@ private:
     std::vector<Buffer> buffers_;
     std::vector<std::string> violations_;  // the first kMaxKept, with the count of all
     uint64_t violation_count_ = 0;
+    uint64_t generation_ = 0;
     static constexpr size_t kMaxKept = 20;
 };
 
 Memory& memory();  // the process-wide memory every port of a simulation shares
 
-// Signals a slave port sees, sampled just before a rising clock edge. Data words are
-// little-endian 32-bit chunks, as DPI passes bit vectors.
-struct AxiIn {
-    bool reset = false;
-    bool arvalid = false;
-    uint64_t araddr = 0;
-    unsigned arlen = 0, arsize = 0, arburst = 0;
-    bool rready = false;
-    bool awvalid = false;
-    uint64_t awaddr = 0;
-    unsigned awlen = 0, awsize = 0, awburst = 0;
-    bool wvalid = false;
-    const uint32_t* wdata = nullptr;
-    uint64_t wstrb = 0;
-    bool wlast = false;
-    bool bready = false;
-};
-
-// What the port drives during the next cycle.
-struct AxiOut {
-    bool arready = false;
-    bool rvalid = false;
-    uint32_t rdata[16] = {};
-    bool rlast = false;
-    unsigned rresp = 0;
-    bool awready = false;
-    bool wready = false;
-    bool bvalid = false;
-    unsigned bresp = 0;
-};
-
 struct PortStats {
-    uint64_t read_bursts = 0, read_beats = 0, write_bursts = 0, write_beats = 0;
-    uint64_t max_read_outstanding = 0, max_write_outstanding = 0;
-    uint64_t first_beat_cycle = 0, last_beat_cycle = 0;  // any channel, 0 = none yet
+    uint64_t read_bursts = 0, read_beats_requested = 0, read_beats = 0;
+    uint64_t write_bursts = 0, write_beats_requested = 0, write_beats = 0;
 };
 
-class AxiSlave {
+// One AXI slave port of the SV model: its name, width, checks and statistics.
+class Port {
 public:
-    AxiSlave(Memory& mem, std::string name, unsigned data_bytes);
-    // One rising clock edge at cycle `now` (monotonic): complete the handshakes that
-    // happened with the outputs of the previous edge, then compute the next outputs.
-    const AxiOut& tick(uint64_t now, const AxiIn& in);
-    bool busy() const;
-    void reset();
+    Port(Memory& mem, std::string name, unsigned data_bytes);
+    // A burst request accepted on AR (is_write false) or AW.
+    void burst(bool is_write, uint64_t addr, unsigned len, unsigned size, unsigned type);
+    void read_beat(uint64_t addr, void* dst);
+    // One accepted W beat; `expect_last` is whether it ends its burst.
+    void write_beat(uint64_t addr, const void* data, uint64_t strb, bool last,
+                    bool expect_last);
+    void fail(const std::string& message);
+    unsigned stall_bits();  // one random stall decision per channel (5 bits)
     void seed(uint64_t seed);
     const std::string& name() const { return name_; }
-    unsigned data_bytes() const { return bytes_; }
+    std::string describe() const;
     PortStats stats;
-    std::string describe() const;  // queue state, for timeout messages
 
 private:
-    struct Burst {
-        uint64_t addr;
-        unsigned beats;
-        unsigned done = 0;
-        uint64_t ready_at;  // first cycle a beat may be transferred
-        // Writes: the bytes this burst may strobe (its buffer, when writable), looked up
-        // once per burst so that a beat costs two compares.
-        uint64_t ok_lo = 0, ok_hi = 0;
-        const Buffer* buffer = nullptr;
-    };
-    void accept_read(uint64_t now, const AxiIn& in);
-    void accept_write(uint64_t now, const AxiIn& in);
-    void write_beat(uint64_t now, const AxiIn& in);
-    bool check_burst(const char* channel, uint64_t addr, unsigned len, unsigned size,
-                     unsigned burst);
-    void check_stable(const AxiIn& in);
-    bool stall();
-    void fail(const std::string& message);
-    void beat_seen(uint64_t now);
-
     Memory& mem_;
     std::string name_;
     unsigned bytes_;
-    std::deque<Burst> reads_, writes_;
-    std::deque<uint64_t> responses_;  // cycle each B may be sent
-    AxiOut o_;  // outputs driven since the previous edge
-    AxiIn held_; bool ar_held_ = false, aw_held_ = false, w_held_ = false;
-    uint32_t held_wdata_[16] = {};
-    uint64_t rng_;
+    uint64_t rng_ = 1;
+    // The buffer of the last write beat: the common case costs two compares.
+    uint64_t ok_lo_ = 0, ok_hi_ = 0, ok_generation_ = ~0ULL;
 };
 
-AxiSlave* new_port(const std::string& name, unsigned data_bytes);  // kept for the run
+Port* new_port(const std::string& name, unsigned data_bytes);  // kept for the run
 
 }  // namespace fk
 
-// The C API: DPI calls from sim/hdl/fk_axi_mem.sv and ctypes calls from the testbench.
+// The C API for the testbench (ctypes) and any other host.
 extern "C" {
 void fk_mem_reset(void);
 void fk_mem_configure(unsigned read_latency, unsigned write_latency, unsigned max_outstanding,
@@ -167,5 +116,4 @@ int fk_mem_port_count(void);
 const char* fk_mem_port_name(int index);
 int fk_mem_port_stats(int index, unsigned long long* out, int n);
 const char* fk_mem_port_describe(int index);
-int fk_mem_busy(void);
 }

@@ -1,9 +1,13 @@
-// DPI glue between sim/hdl/fk_axi_mem.sv and the C++ model: one call per port per clock
-// edge while the port has work. Argument types follow the DPI mapping of the SV imports
-// (bit -> svBit, longint -> long long, bit [511:0] -> svBitVecVal[16]).
+// DPI glue between sim/hdl/fk_axi_mem.sv and the C++ memory (fk_axi_mem.h). Argument
+// types follow the DPI mapping of the SV imports: bit -> svBit, longint -> long long,
+// bit [511:0] -> svBitVecVal[16] (little-endian 32-bit words, like memory).
 #include <svdpi.h>
 
 #include "fk_axi_mem.h"
+
+namespace {
+fk::Port* as_port(void* handle) { return static_cast<fk::Port*>(handle); }
+}  // namespace
 
 extern "C" {
 
@@ -11,45 +15,46 @@ void* fk_axi_port_new(const char* name, int data_bytes) {
     return fk::new_port(name, static_cast<unsigned>(data_bytes));
 }
 
-void fk_axi_port_tick(void* handle, long long now, svBit rst,
-                      svBit arvalid, long long araddr, int arlen, int arsize, int arburst,
-                      svBit rready,
-                      svBit awvalid, long long awaddr, int awlen, int awsize, int awburst,
-                      svBit wvalid, const svBitVecVal* wdata, long long wstrb, svBit wlast,
-                      svBit bready,
-                      svBit* arready, svBit* rvalid, svBitVecVal* rdata, svBit* rlast,
-                      int* rresp, svBit* awready, svBit* wready, svBit* bvalid, int* bresp,
-                      svBit* busy) {
-    auto* port = static_cast<fk::AxiSlave*>(handle);
-    fk::AxiIn in;
-    in.reset = rst;
-    in.arvalid = arvalid;
-    in.araddr = static_cast<uint64_t>(araddr);
-    in.arlen = static_cast<unsigned>(arlen);
-    in.arsize = static_cast<unsigned>(arsize);
-    in.arburst = static_cast<unsigned>(arburst);
-    in.rready = rready;
-    in.awvalid = awvalid;
-    in.awaddr = static_cast<uint64_t>(awaddr);
-    in.awlen = static_cast<unsigned>(awlen);
-    in.awsize = static_cast<unsigned>(awsize);
-    in.awburst = static_cast<unsigned>(awburst);
-    in.wvalid = wvalid;
-    in.wdata = wdata;
-    in.wstrb = static_cast<uint64_t>(wstrb);
-    in.wlast = wlast;
-    in.bready = bready;
-    const fk::AxiOut& out = port->tick(static_cast<uint64_t>(now), in);
-    *arready = out.arready;
-    *rvalid = out.rvalid;
-    for (int i = 0; i < 16; ++i) rdata[i] = out.rdata[i];
-    *rlast = out.rlast;
-    *rresp = static_cast<int>(out.rresp);
-    *awready = out.awready;
-    *wready = out.wready;
-    *bvalid = out.bvalid;
-    *bresp = static_cast<int>(out.bresp);
-    *busy = port->busy();
+void fk_axi_config(int* read_latency, int* write_latency, int* max_outstanding,
+                   int* stall_permille) {
+    const fk::Config& c = fk::memory().config;
+    *read_latency = static_cast<int>(c.read_latency);
+    *write_latency = static_cast<int>(c.write_latency);
+    *max_outstanding = static_cast<int>(c.max_outstanding);
+    *stall_permille = static_cast<int>(c.stall_permille);
 }
+
+void fk_axi_burst(void* port, svBit is_write, long long addr, int len, int size, int burst) {
+    as_port(port)->burst(is_write != 0, static_cast<uint64_t>(addr), static_cast<unsigned>(len),
+                         static_cast<unsigned>(size), static_cast<unsigned>(burst));
+}
+
+int fk_axi_read32(void* port, long long addr) {
+    uint32_t word = 0;
+    as_port(port)->read_beat(static_cast<uint64_t>(addr), &word);
+    return static_cast<int>(word);
+}
+
+void fk_axi_read512(void* port, long long addr, svBitVecVal* data) {
+    for (int i = 0; i < 16; ++i) data[i] = 0;  // narrower ports fill only the low words
+    as_port(port)->read_beat(static_cast<uint64_t>(addr), data);
+}
+
+void fk_axi_write32(void* port, long long addr, int data, int strb, svBit last,
+                    svBit expect_last) {
+    const uint32_t word = static_cast<uint32_t>(data);
+    as_port(port)->write_beat(static_cast<uint64_t>(addr), &word,
+                              static_cast<uint32_t>(strb), last != 0, expect_last != 0);
+}
+
+void fk_axi_write512(void* port, long long addr, const svBitVecVal* data, long long strb,
+                     svBit last, svBit expect_last) {
+    as_port(port)->write_beat(static_cast<uint64_t>(addr), data, static_cast<uint64_t>(strb),
+                              last != 0, expect_last != 0);
+}
+
+void fk_axi_violation(void* port, const char* message) { as_port(port)->fail(message); }
+
+int fk_axi_stall(void* port) { return static_cast<int>(as_port(port)->stall_bits()); }
 
 }  // extern "C"

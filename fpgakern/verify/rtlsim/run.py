@@ -51,6 +51,7 @@ def run_test(model: Model, test_module: str, job: dict, run_dir: Path, *,
     The result is None when the simulation ended without writing one (a crash, an
     exception before the first case); the log then says why.
     """
+    run_dir = run_dir.resolve()  # the simulation runs inside it
     run_dir.mkdir(parents=True, exist_ok=True)
     result_file = run_dir / "result.json"
     result_file.unlink(missing_ok=True)
