@@ -1,0 +1,83 @@
+"""Resource estimates of a generated kernel: Yosys ``synth_xilinx`` for UltraScale+.
+
+``estimate(plan)`` generates the kernel into a temporary folder, reads every source with
+Yosys's SystemVerilog frontend, synthesises with ``synth_xilinx -family xcup -flatten
+-noiopad`` and counts cells by kind: LUTs, flip-flops, DSP48E2 slices, block RAM (in
+BRAM36 equivalents, RAMB18 counting half) and CARRY8 chains. These are synthesis
+estimates without place and route or timing, good for comparing rungs and kernels.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from fpgakern.backends.rtl.generate import generate
+from fpgakern.errors import ToolError
+from fpgakern.ladder import Plan
+from fpgakern.verify import tools
+
+_KINDS: dict[str, tuple[str, float]] = {}  # cell type -> (resource, weight)
+for cell in ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "LUT6_2"):
+    _KINDS[cell] = ("lut", 1.0)
+for cell in ("FDRE", "FDSE", "FDCE", "FDPE"):
+    _KINDS[cell] = ("ff", 1.0)
+for cell in ("DSP48E2", "DSP48E1"):
+    _KINDS[cell] = ("dsp", 1.0)
+_KINDS.update({"RAMB36E2": ("bram", 1.0), "RAMB18E2": ("bram", 0.5),
+               "RAMB36E1": ("bram", 1.0), "RAMB18E1": ("bram", 0.5),
+               "CARRY8": ("carry", 1.0), "CARRY4": ("carry", 1.0)})
+# Distributed RAM and shift registers are LUTs too.
+_LUT_PREFIXES = ("RAM32", "RAM64", "RAM128", "RAM256", "RAM512", "SRL")
+
+
+def script(files: list[str], top: str, json_out: str) -> str:
+    reads = "\n".join(f"read_verilog -sv {name}" for name in files)
+    return (
+        f"{reads}\n"
+        f"synth_xilinx -family xcup -flatten -noiopad -top {top}\n"
+        f"tee -q -o {json_out} stat -json\n"
+    )
+
+
+def count(stat: dict) -> dict[str, float]:
+    """LUT/FF/DSP/BRAM/CARRY totals from Yosys ``stat -json`` output."""
+    totals = {"lut": 0.0, "ff": 0.0, "dsp": 0.0, "bram": 0.0, "carry": 0.0}
+    modules = stat.get("modules", {})
+    design = stat.get("design") or next(iter(modules.values()), {})
+    for cell, number in design.get("num_cells_by_type", {}).items():
+        cell = cell.lstrip("\\$")
+        if cell in _KINDS:
+            kind, weight = _KINDS[cell]
+            totals[kind] += weight * number
+        elif cell.startswith(_LUT_PREFIXES):
+            totals["lut"] += number
+    return totals
+
+
+def estimate(plan: Plan, timeout: float = 1800) -> dict[str, float]:
+    """Synthesise ``plan``'s kernel with Yosys; returns ``{lut, ff, dsp, bram, carry}``."""
+    with tempfile.TemporaryDirectory(prefix="fk-yosys-") as folder:
+        work = Path(folder)
+        rtl = generate(plan, work / "rtl")
+        # YoWASP's WebAssembly Yosys sees only its working folder: gather the sources there.
+        names = []
+        for path in rtl.files:
+            (work / path.name).write_bytes(path.read_bytes())
+            names.append(path.name)
+        json_out = work / "stat.json"
+        (work / "synth.ys").write_text(script(names, rtl.top, json_out.name))
+        command = [*tools.yosys_command(), "-q", "-s", "synth.ys"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                                  check=False, cwd=work)
+        except subprocess.TimeoutExpired as err:
+            raise ToolError(f"yosys timed out after {timeout:.0f} s on {plan.top}") from err
+        if done.returncode != 0 or not json_out.exists():
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            errors = [line for line in lines if re.search(r"error", line, re.IGNORECASE)]
+            raise ToolError(f"yosys failed on {plan.top}: {(errors or lines or ['?'])[-1]}")
+        return count(json.loads(json_out.read_text()))
