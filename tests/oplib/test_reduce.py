@@ -313,9 +313,6 @@ def _values(op_name: str, dtype: str, n: int, rng: np.random.Generator,
     return opsim.fp32_random(rng, n)
 
 
-LENGTHS_1 = [1, 7, 8, 9, 2, 3, 100, 1000]
-
-
 def _lengths(lanes: int, p: int) -> list[int]:
     """1, L-1, L, L+1 elements, the same around L*P (where the ring wraps), and long ones."""
     per = [1, lanes - 1, lanes, lanes + 1, lanes * p - 1, lanes * p, lanes * p + 1,
@@ -323,11 +320,11 @@ def _lengths(lanes: int, p: int) -> list[int]:
     return [n for n in per if n >= 1]
 
 
-CI_CASES = [  # (op, dtype, lanes): every module, both lane widths for the fp32 sum
-    ("sum", "float32", 1), ("sum", "float32", 16), ("sum", "float32", 4),
-    ("max", "float32", 16), ("min", "float32", 1),
-    ("sum", "int32", 16), ("max", "int32", 1), ("min", "int32", 4),
-]
+# Lane counts in CI: both widths for the fp32 sum, one per other module, and the other
+# tests reuse these builds (each distinct build costs a few seconds the first time).
+CI_LANES = {("sum", "float32"): (1, 16), ("max", "float32"): (16,), ("min", "float32"): (1,),
+            ("sum", "int32"): (16,), ("max", "int32"): (1,), ("min", "int32"): (16,)}
+CI_CASES = [(op, dtype, lanes) for (op, dtype), widths in CI_LANES.items() for lanes in widths]
 
 
 @pytest.mark.parametrize(("op_name", "dtype", "lanes"), CI_CASES)
@@ -346,7 +343,7 @@ def test_reduction(op_name, dtype, lanes, rng):
 def test_fp32_special_values(op_name, dtype, rng):
     """NaN, +-inf (inf - inf = NaN), +-0 only (-0 sums to -0), subnormals, max floats."""
     module, p, _ = REDUCTIONS[(op_name, dtype)]
-    lanes = 4
+    lanes = CI_LANES[(op_name, dtype)][-1]
     reductions = [_values(op_name, dtype, n, rng, special=True) for n in (5, 33, 200)]
     specials = [
         np.array([0x8000_0000] * 5, U32),  # all -0: -0 (sum), -0 (max/min)
@@ -373,9 +370,10 @@ def test_fp32_special_values(op_name, dtype, rng):
 
 def test_all_masked_reduction_gives_empty(rng):
     """A reduction with no valid lane returns +0.0 for the sum, the identity otherwise."""
-    for (op_name, dtype), (module, p, _) in [(("sum", "float32"), REDUCTIONS[("sum", "float32")]),
-                                             (("max", "int32"), REDUCTIONS[("max", "int32")])]:
-        beats = Beats(np.full((3, 4), 0x4000_0000, U32), np.zeros((3, 4), bool),
+    for op_name, dtype in [("sum", "float32"), ("max", "int32")]:
+        module, p, _ = REDUCTIONS[(op_name, dtype)]
+        lanes = CI_LANES[(op_name, dtype)][-1]
+        beats = Beats(np.full((3, lanes), 0x4000_0000, U32), np.zeros((3, lanes), bool),
                       np.array([False, False, True]))
         got = simulate(module, beats, p)
         want = U32(0) if op_name == "sum" else _identity_bits(op_name, dtype)
@@ -398,7 +396,8 @@ def test_op_table_entry(op_name, dtype):
 
 @pytest.mark.parametrize(("op_name", "dtype", "lanes"), [("sum", "float32", 1),
                                                          ("sum", "float32", 16),
-                                                         ("max", "int32", 4)])
+                                                         ("max", "int32", 1),
+                                                         ("sum", "int32", 16)])
 def test_drain_latency_matches_op_table(op_name, dtype, lanes, rng):
     """Cycles from taking the last beat to out_valid: the op table's latency for LANES=1,
     plus log2(LANES) * OPLAT for the lane tree; the same with and without input gaps."""
@@ -411,14 +410,17 @@ def test_drain_latency_matches_op_table(op_name, dtype, lanes, rng):
         assert list(got[:, 1]) == [want] * 3
 
 
+SWEEP = [(op, dtype, lanes, REDUCTIONS[(op, dtype)][1]) for op, dtype in sorted(REDUCTIONS)
+         for lanes in (1, 2, 16)] + [("sum", "float32", 4, 16)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("lanes", [1, 2, 16])
-@pytest.mark.parametrize(("op_name", "dtype"), sorted(REDUCTIONS))
-def test_reduction_sweep(op_name, dtype, lanes):
-    """Every module at 1, 2 and 16 lanes: ~200k elements in many reductions, with and
-    without gaps, plus the special-value mix."""
-    rng = np.random.default_rng(lanes * 7 + len(op_name))
-    module, p, _ = REDUCTIONS[(op_name, dtype)]
+@pytest.mark.parametrize(("op_name", "dtype", "lanes", "p"), SWEEP)
+def test_reduction_sweep(op_name, dtype, lanes, p):
+    """Every module at 1, 2 and 16 lanes (and the fp32 sum at other P): ~200k elements in
+    many reductions, with and without gaps, plus the special-value mix."""
+    rng = np.random.default_rng(lanes * 7 + len(op_name) + p)
+    module = REDUCTIONS[(op_name, dtype)][0]
     lengths = list(rng.integers(1, 3 * lanes * p + 2, 300)) + _lengths(lanes, p) + [100_000]
     for special in (False, True):
         reductions = [_values(op_name, dtype, int(n), rng, special) for n in lengths]

@@ -112,6 +112,9 @@ module fk_fp32_sqrt (
         assign diff   = pulled - trial;
         // pulled < trial shows as a borrow into the (always zero) top bit.
         assign rem_c[(k+1)*RW +: RW] = diff[RW-1] ? pulled : diff;
+        // rem <= 2 * root < 2^26: its top two bits are always zero.
+        logic unused_top;
+        assign unused_top = ^rem_k[RW-1:RW-2];
         assign root_c[(k+1)*25 +: 25] = {root_k[23:0], ~diff[RW-1]};
         assign rad_c[(k+1)*50 +: 50]  = {rad_k[47:0], 2'b00};
       end else begin : g_off
