@@ -8,7 +8,7 @@
 // it once (RNE) to float32, denormalizing first when the biased exponent n + 127 <= 0.
 // Error bound: 0.5 ulp (rounding) + 2^-29 / 2^-24 ulp < 0.52 ulp, so at most 1 ulp.
 //
-// Pipeline, latency 13 ce-cycles, II = 1: 10 (core) + 1 (exponent, shift amount)
+// Pipeline, latency 15 ce-cycles, II = 1: 12 (core) + 1 (exponent, shift amount)
 // + 1 (denormalizing shift, sticky) + 1 (round, pack, special cases).
 module fk_fp32_exp (
   input  logic        clk,
@@ -26,7 +26,7 @@ module fk_fp32_exp (
     .clk, .ce, .a, .side_in(1'b0), .cls, .n, .frac, .side_out(unused_side)
   );
 
-  // ---------------------------------------------------------------- 11: exponent
+  // ---------------------------------------------------------------- 13: exponent
   logic signed [9:0] eb;          // biased exponent, in [-58, 311]
   assign eb = 10'(n) + 10'sd127;
   logic [32:0] m11;               // 1.frac
@@ -42,7 +42,7 @@ module fk_fp32_exp (
     end
   end
 
-  // ---------------------------------------------------------------- 12: denormalize
+  // ---------------------------------------------------------------- 14: denormalize
   logic [32:0] m12;
   logic        lost12;            // a one was shifted out: part of the sticky bit
   logic [9:0]  exp12;
@@ -56,7 +56,7 @@ module fk_fp32_exp (
     end
   end
 
-  // ---------------------------------------------------------------- 13: round, pack
+  // ---------------------------------------------------------------- 15: round, pack
   // m12 = {hidden, 23 fraction bits, guard, 8 more bits that join the sticky}.
   logic [31:0] rounded;
   fk_fp32_round #(.EW(10)) u_round (

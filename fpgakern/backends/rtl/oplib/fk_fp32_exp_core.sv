@@ -20,7 +20,7 @@
 //
 // cls: 0 finite result M * 2^n; 1 NaN; 2 x >= 128 or +inf (overflow); 3 x <= -128 or -inf
 // (e^x below 2^-184). n is only meaningful for cls 0 and lies in [-185, 184].
-// Latency 10 ce-cycles, II = 1. SW sideband bits travel alongside for the consumer.
+// Latency 12 ce-cycles, II = 1. SW sideband bits travel alongside for the consumer.
 module fk_fp32_exp_core #(
   parameter int SW = 1
 ) (
@@ -33,7 +33,7 @@ module fk_fp32_exp_core #(
   output logic [31:0]       frac,
   output logic [SW-1:0]     side_out
 );
-  localparam int LAT = 10;
+  localparam int LAT = 12;
   localparam logic [1:0] CLS_FINITE = 2'd0, CLS_NAN = 2'd1, CLS_OVF = 2'd2, CLS_UNF = 2'd3;
   // Constants printed by gen_exp_table.py (exact decimal arithmetic, rounded to nearest).
   localparam logic [40:0] LOG2E_Q40 = 41'h171_5476_52B8;  // log2(e) * 2^40
@@ -157,28 +157,40 @@ module fk_fp32_exp_core #(
     end
   end
 
-  // ---------------------------------------------------------------- 9: p = 2^g - 1
+  // ---------------------------------------------------------------- 9-10: p = 2^g - 1
+  // A 32 x 26 product over two DSPs: a second register level lets it use their internal
+  // pipeline registers.
   logic [57:0] p_full;
-  assign p_full = q1_8 * g8;  // units 2^-64
-  logic [32:0] tab9;
-  logic [8:0]  n9;
-  logic [25:0] p9;       // units 2^-32, < 2^-6.5
+  logic [32:0] tab9, tab10;
+  logic [8:0]  n9, n10;
+  logic [25:0] p10;      // units 2^-32, < 2^-6.5
   always_ff @(posedge clk) begin
     if (ce) begin
-      tab9 <= tab8;
-      n9   <= n8;
-      p9   <= p_full[57:32];
+      p_full <= q1_8 * g8;  // units 2^-64
+      tab9   <= tab8;
+      n9     <= n8;
+      p10    <= p_full[57:32];
+      tab10  <= tab9;
+      n10    <= n9;
     end
   end
 
-  // ---------------------------------------------------------------- 10: M = T + T * p
+  // ---------------------------------------------------------------- 11-12: M = T + T * p
   logic [52:0] tp;       // T (27 bits, units 2^-26) * p, units 2^-58
-  logic [33:0] m_sum;    // units 2^-32, may reach 2 by accumulated error
-  assign tp    = tab9[32:6] * p9;
-  assign m_sum = {1'b0, tab9} + {7'd0, tp[52:26]};
+  logic [32:0] tab11;
+  logic [8:0]  n11;
   always_ff @(posedge clk) begin
     if (ce) begin
-      n    <= n9;
+      tp    <= tab10[32:6] * p10;
+      tab11 <= tab10;
+      n11   <= n10;
+    end
+  end
+  logic [33:0] m_sum;    // units 2^-32, may reach 2 by accumulated error
+  assign m_sum = {1'b0, tab11} + {7'd0, tp[52:26]};
+  always_ff @(posedge clk) begin
+    if (ce) begin
+      n    <= n11;
       frac <= m_sum[33:32] != 2'b01 ? 32'hFFFF_FFFF : m_sum[31:0];  // saturate below 2
     end
   end
@@ -196,5 +208,5 @@ module fk_fp32_exp_core #(
 
   // Bits below the kept precision.
   logic unused;
-  assign unused = ^{prod3[24:0], s3_6[23:0], s2_7[15:0], p_full[31:0], tp[25:0], tab9[5:0]};
+  assign unused = ^{prod3[24:0], s3_6[23:0], s2_7[15:0], p_full[31:0], tp[25:0], tab10[5:0]};
 endmodule

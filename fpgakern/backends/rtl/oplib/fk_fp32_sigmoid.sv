@@ -14,7 +14,7 @@
 // when the exponent is below the normal range. y's relative error before rounding is below
 // 2^-29 (the 2^-32 truncation of w inside D adds at most 2^-32), so |error| < 0.52 ulp.
 //
-// Pipeline, latency 28 ce-cycles, II = 1: 10 (core) + 1 (shift w into place) + 1 (N, D)
+// Pipeline, latency 30 ce-cycles, II = 1: 12 (core) + 1 (shift w into place) + 1 (N, D)
 // + 1 (normalize the quotient) + 13 (recurrence) + 1 (denormalize) + 1 (round, pack).
 module fk_fp32_sigmoid (
   input  logic        clk,
@@ -24,7 +24,7 @@ module fk_fp32_sigmoid (
 );
   localparam logic [1:0] CLS_NAN = 2'd1, CLS_UNF = 2'd3;
 
-  // ---------------------------------------------------------------- 1-10: w = e^-|x|
+  // ---------------------------------------------------------------- 1-12: w = e^-|x|
   logic [1:0]        cls;
   logic signed [8:0] n;
   logic [31:0]       frac;
@@ -33,7 +33,7 @@ module fk_fp32_sigmoid (
     .clk, .ce, .a({1'b1, a[30:0]}), .side_in(a[31]), .cls, .n, .frac, .side_out(neg)
   );
 
-  // ---------------------------------------------------------------- 11: align w
+  // ---------------------------------------------------------------- 13: align w
   // n <= 0 because the core's input is -|x| (n = 0 only for w = 1 exactly).
   logic [8:0]  k;
   assign k = 9'd0 - n;
@@ -52,7 +52,7 @@ module fk_fp32_sigmoid (
     end
   end
 
-  // ---------------------------------------------------------------- 12: N and D
+  // ---------------------------------------------------------------- 14: N and D
   logic [32:0] num12;          // N in [1, 2), units 2^-32
   logic [33:0] den12;          // D = 1 + w in [1, 2], units 2^-32
   logic [9:0]  e12;            // biased exponent of the result before normalization
@@ -67,7 +67,7 @@ module fk_fp32_sigmoid (
     end
   end
 
-  // ---------------------------------------------------------------- 13: normalize N / D
+  // ---------------------------------------------------------------- 15: normalize N / D
   // N < D: double N so the quotient lands in [1, 2) (its first bit is the hidden one).
   logic        n_lt_d;
   logic [33:0] dividend;       // in [D, 2D)
@@ -87,7 +87,7 @@ module fk_fp32_sigmoid (
     end
   end
 
-  // ---------------------------------------------------------------- 14-26: N / D
+  // ---------------------------------------------------------------- 16-28: N / D
   logic [24:0]   quot;         // floor(dividend * 2^24 / D), in [2^24, 2^25)
   logic [33:0]   rem;
   logic [SW-1:0] side;
@@ -95,25 +95,25 @@ module fk_fp32_sigmoid (
     .clk, .ce, .rem_in, .qa_in, .d_in, .side_in, .q(quot), .rem, .side_out(side)
   );
 
-  // ---------------------------------------------------------------- 27: denormalize
-  logic signed [9:0] e26;      // in [-59, 127]
-  assign e26 = side[9:0];
+  // ---------------------------------------------------------------- 29: denormalize
+  logic signed [9:0] e_div;      // in [-59, 127]
+  assign e_div = side[9:0];
   logic [24:0] q27;
   logic        sticky27;
   logic [7:0]  exp27;
   logic [1:0]  cls27;
   logic [4:0]  sh;
-  assign sh = e26 > 10'sd0 ? 5'd0 : (e26 < -10'sd25 ? 5'd26 : 5'(10'sd1 - e26));
+  assign sh = e_div > 10'sd0 ? 5'd0 : (e_div < -10'sd25 ? 5'd26 : 5'(10'sd1 - e_div));
   always_ff @(posedge clk) begin
     if (ce) begin
       q27      <= quot >> sh;
       sticky27 <= (rem != 34'd0) || ((quot & ~({25{1'b1}} << sh)) != 25'd0);
-      exp27    <= e26 > 10'sd0 ? e26[7:0] : 8'd0;
+      exp27    <= e_div > 10'sd0 ? e_div[7:0] : 8'd0;
       cls27    <= side[11:10];
     end
   end
 
-  // ---------------------------------------------------------------- 28: round, pack
+  // ---------------------------------------------------------------- 30: round, pack
   logic [31:0] rounded;
   fk_fp32_round #(.EW(8)) u_round (
     .sign(1'b0), .exp(exp27), .frac(q27[23:1]), .guard(q27[0]), .sticky(sticky27),
