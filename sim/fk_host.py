@@ -55,6 +55,7 @@ class FastMemory:
     """The C++ memory model (sim/fkmem/fk_axi_mem.cpp), reached through ctypes."""
 
     name = "fast"
+    per_cycle_python = False  # no Python coroutine needs the clock while a kernel runs
 
     def __init__(self, latency: int, stall_permille: int = 0, seed: int = 1) -> None:
         lib = ctypes.CDLL(None)  # the simulation executable exports fk_mem_* (-rdynamic)
@@ -120,6 +121,7 @@ class RamMemory:
     """cocotbext-axi AxiRam on every master, sharing one bytearray, optional backpressure."""
 
     name = "axiram"
+    per_cycle_python = True  # AxiRam's coroutines run on every clock edge
 
     def __init__(self, prefixes: list[str], size: int, backpressure: float = 0.0,
                  seed: int = 1) -> None:
@@ -306,7 +308,8 @@ class Host:
             await event.wait()
         if not int(self.dut.all_done.value):
             done = RisingEdge(self.dut.all_done)
-            _turbo(True)  # nothing but all_done or the timeout matters until then
+            if self.memory.per_cycle_python is False:
+                _turbo(True)  # nothing but all_done or the timeout matters until then
             expired = Timer(timeout_cycles * CLOCK_NS, unit="ns")
             if await First(done, expired) is expired:
                 raise SimFailure(await self._timeout_report(timeout_cycles, jobs))

@@ -1,0 +1,136 @@
+"""``fpgakern sim``: simulate generated RTL kernels in Verilator through cocotb."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich import box
+from rich.table import Table
+
+from fpgakern.cli._common import (
+    console,
+    err_console,
+    json_option,
+    load_library,
+    print_json,
+    specs_option,
+)
+from fpgakern.errors import UsageError, display_path
+from fpgakern.ir.kernel import Kernel
+from fpgakern.verify.rtlsim import DEFAULT_LATENCY, SimResult, simulate
+
+EPILOG = """\b
+Examples:
+  fpgakern sim binary_ops/add --opt 4
+  fpgakern sim unary_ops/exp --dtype float32 --size 65536
+  fpgakern sim 'binary_ops/*' --opt 2 --json
+  fpgakern sim binary_ops/add --opt 0 --memory axiram --size 64 --waves
+"""
+
+
+def _jobs(kernels: list[Kernel], rung: int | None, dtype: str | None,
+          explicit: bool) -> list[tuple[Kernel, int, str]]:
+    jobs = []
+    for k in kernels:
+        if rung is not None and rung not in k.rungs:
+            if explicit:
+                raise UsageError(f"{k.qualname} does not build rung {rung} "
+                                 f"(its rungs: {', '.join(map(str, k.rungs))})")
+            continue
+        if dtype is not None and dtype not in k.dtypes:
+            if explicit:
+                raise UsageError(f"{k.qualname} has no dtype {dtype!r} "
+                                 f"(its dtypes: {', '.join(k.dtypes)})")
+            continue
+        for d in ([dtype] if dtype else list(k.dtypes)):
+            for r in ([rung] if rung is not None else list(k.rungs)):
+                jobs.append((k, r, d))
+    return jobs
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _table(results: list[SimResult]) -> Table:
+    # SIMPLE box and no edge padding keep every column readable in 80 columns.
+    table = Table(title="RTL simulation (Verilator + cocotb)", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("kernel", no_wrap=True)
+    for column in ("rung", "dtype", "size", "result", "cycles", "elem/cycle", "% ideal"):
+        table.add_column(column, justify="left" if column in ("dtype", "result") else "right",
+                         min_width=len(column), no_wrap=True)
+    style = {"passed": "[green]pass[/]", "failed": "[red]FAIL[/]", "skipped": "[yellow]skip[/]"}
+    for r in results:
+        table.add_row(
+            r.kernel, str(r.rung), r.dtype, str(r.size), style[r.status],
+            _fmt(r.cycles, "d"), _fmt(r.elements_per_cycle, ".3f"),
+            _fmt(r.percent_of_ideal, ".1f"),
+        )
+    return table
+
+
+@click.command("sim", epilog=EPILOG)
+@click.argument("kernels", nargs=-1)
+@click.option("--opt", "rung", type=click.IntRange(0, 4), default=None,
+              help="Simulate this rung only (default: every rung of each kernel).")
+@click.option("--all-rungs", is_flag=True, help="Simulate every rung (the default).")
+@click.option("--dtype", default=None, help="Simulate this dtype only (default: all).")
+@click.option("--size", type=click.IntRange(1), default=1000, show_default=True,
+              help="Elements of the main random case (special-value cases are added).")
+@click.option("--memory", type=click.Choice(["fast", "axiram"]), default="fast",
+              show_default=True,
+              help="fast: C++/SV memory model; axiram: cocotbext-axi AxiRam (slow, small sizes).")
+@click.option("--latency", type=click.IntRange(1, 4096), default=DEFAULT_LATENCY,
+              show_default=True, help="Memory latency in cycles (fast model).")
+@click.option("--waves", is_flag=True, help="Record an FST waveform per simulation.")
+@specs_option
+@json_option
+def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: str | None,
+            size: int, memory: str, latency: int, waves: bool, specs: Path | None,
+            as_json: bool) -> None:
+    """Simulate kernels' generated RTL against the numpy reference.
+
+    KERNELS are category/name (or globs like 'unary_ops/*'); none means the whole
+    library. Each kernel x rung x dtype is built once (cached by content), run on a
+    random case of --size elements plus special values, and reported with its cycle
+    count, elements per cycle and the share of the rung's ideal it reaches.
+    """
+    if rung is not None and all_rungs:
+        raise UsageError("--opt and --all-rungs exclude each other")
+    library = load_library(specs)
+    chosen = library.select(list(kernels)) if kernels else library.kernels
+    jobs = _jobs(chosen, rung, dtype, explicit=bool(kernels))
+    if not jobs:
+        raise UsageError("nothing to simulate for that selection")
+    results: list[SimResult] = []
+    for kernel, r, d in jobs:
+        if not as_json:
+            err_console.print(f"[dim]simulating {kernel.qualname} opt{r} {d}...[/]")
+        results.append(simulate(kernel, r, d, size=size, memory=memory,  # type: ignore[arg-type]
+                                latency=latency, waves=waves))
+    if as_json:
+        print_json({"results": [r.to_json() for r in results]})
+    else:
+        console.print(_table(results))
+        for r in results:
+            where = f"{r.kernel} opt{r.rung} {r.dtype}"
+            if r.status == "failed":
+                console.print(f"[red]FAIL[/] {where}: {r.message}")
+                if r.log:
+                    console.print(f"  log: {display_path(r.log)}")
+            elif r.status == "skipped":
+                console.print(f"[yellow]skip[/] {where}: {r.skipped}")
+            if r.waves:
+                console.print(f"waves {where}: {display_path(r.waves)}")
+        counts = {s: sum(r.status == s for r in results) for s in ("passed", "failed", "skipped")}
+        console.print(f"{counts['passed']} passed, {counts['failed']} failed, "
+                      f"{counts['skipped']} skipped")
+        speeds = [r.sim_cycles_per_second for r in results if r.sim_cycles_per_second]
+        if speeds:
+            console.print(f"simulation speed ({memory} memory): "
+                          f"{min(speeds):.3g}-{max(speeds):.3g} simulated cycles/s")
+    if any(r.status == "failed" for r in results):
+        sys.exit(1)
