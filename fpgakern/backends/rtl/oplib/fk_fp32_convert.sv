@@ -65,16 +65,17 @@ module fk_fp32_to_int32 (
     input  logic [31:0] a,
     output logic [31:0] y
 );
-    // 1: the truncated magnitude. value = {1, frac} * 2^(e - 150).
+    // 1: the truncated magnitude. value = {1, frac} * 2^(e - 150); for e in 127..157 that
+    // is {1, frac, 7'b0} >> (157 - e): one right shifter by 0..30 serves both the
+    // integer-scaling and the fraction-dropping cases.
     logic [7:0]  e;
-    logic [23:0] m;
+    logic [4:0]  amount;  // 157 - e, only meaningful (0..30) when 127 <= e <= 157
     logic [30:0] mag;
     always_comb begin
-        e = a[30:23];
-        m = {1'b1, a[22:0]};
-        if (e < 8'd127)      mag = 31'd0;                           // |a| < 1 (and subnormals)
-        else if (e >= 8'd150) mag = 31'({7'd0, m} << (e - 8'd150)); // e <= 157 here: fits
-        else                 mag = 31'(m >> (8'd150 - e));
+        e      = a[30:23];
+        amount = 5'd29 - e[4:0];  // 157 - e mod 32 (157 = 4*32 + 29)
+        if (e < 8'd127) mag = 31'd0;  // |a| < 1, subnormals included
+        else            mag = {1'b1, a[22:0], 7'd0} >> amount;
     end
 
     logic [30:0] s1_mag;
