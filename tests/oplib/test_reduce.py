@@ -387,6 +387,7 @@ def test_op_table_entry(op_name, dtype):
     module, p, oplat = REDUCTIONS[(op_name, dtype)]
     impl = OPS[op_name].rtl[dtype]
     assert impl.module == module
+    assert impl.interleave == p
     assert OPS[OPS[op_name].combine].rtl[dtype].latency == oplat
     text = (opsim.OPLIB_DIR / "fk_reduce_ops.sv").read_text()
     body = text[text.index(f"module {module} "):]
