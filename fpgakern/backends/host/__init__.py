@@ -1,0 +1,145 @@
+"""Generated C++ host code on XRT's native API: per-variant wrappers and per-category entries.
+
+``generate(plan, out_dir)`` writes, for one kernel variant:
+
+* ``fpgakern_host.hpp``     shared support (Status, word-sized buffers, combine ops, CU opening)
+* ``<top>_host.hpp``        the wrapper class ``fpgakern::<category>::<top>_host``
+* ``<top>_host_main.cpp``   a command-line host (the testbench's case-file format)
+
+``generate_category(category, kernels, plans, out_dir)`` writes ``fpga_kernel_<category>.hpp``,
+the generic entry over every kernel of a category (missing ones answer
+``Status::missing_kernel`` at run time). Templates: ``hls_templates/<category>/host*.j2``,
+falling back to ``default/``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from fpgakern.backends.hls.generator import templates_dir
+from fpgakern.backends.templates import render
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ladder import Plan
+from fpgakern.util.files import write_text_atomic
+
+COMMON_HEADER = "fpgakern_host.hpp"
+HOST_COMBINE = {"add": "add", "maximum": "maximum", "minimum": "minimum"}
+
+
+@dataclass(frozen=True)
+class HostSources:
+    header: Path  # <top>_host.hpp
+    main: Path  # <top>_host_main.cpp
+    common: Path  # fpgakern_host.hpp
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        return (self.common, self.header, self.main)
+
+
+@dataclass(frozen=True)
+class _Scalar:
+    name: str
+    default: str
+
+
+@dataclass(frozen=True)
+class _VariantView:
+    """What the templates need of one variant."""
+
+    plan: Plan
+
+    @property
+    def kernel(self) -> Kernel:
+        return self.plan.kernel
+
+    @property
+    def top(self) -> str:
+        return self.plan.top
+
+    @property
+    def T(self) -> str:  # noqa: N802 - the element type, as in the C++ templates
+        return "float" if self.plan.dtype.is_float else "int32_t"
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return self.kernel.inputs
+
+    @property
+    def scalars(self) -> list[_Scalar]:
+        return [_Scalar(s.name, host_literal(s.default, self.plan.dtype.is_float))
+                for s in self.kernel.scalars]
+
+
+def host_literal(value: float | int, is_float: bool) -> str:
+    """A C++ literal for a host-side value (no fpgakern_ops.h names: the host does not
+    include the kernel's headers)."""
+    if not is_float:
+        value = int(value)
+        if value == -(2**31):
+            return "std::numeric_limits<int32_t>::min()"
+        if value == 2**31 - 1:
+            return "std::numeric_limits<int32_t>::max()"
+        return str(value)
+    value = float(value)
+    if math.isinf(value):
+        return ("-" if value < 0 else "") + "std::numeric_limits<float>::infinity()"
+    if value == 0:
+        return "-0.0f" if math.copysign(1.0, value) < 0 else "0.0f"
+    return f"{value!r}f" if "e" in repr(value) or "." in repr(value) else f"{value!r}.0f"
+
+
+def context(plan: Plan) -> dict[str, object]:
+    view = _VariantView(plan)
+    kernel = plan.kernel
+    ctx: dict[str, object] = {
+        "plan": plan, "kernel": kernel, "dtype": plan.dtype, "top": plan.top, "T": view.T,
+        "lanes": plan.lanes, "cus": plan.compute_units, "word_bytes": plan.port_bits // 8,
+        "inputs": kernel.inputs, "output": kernel.output, "scalars": view.scalars,
+        "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
+    }
+    reduction = kernel.reduction
+    if reduction is not None:
+        assert reduction.combine is not None
+        ctx["combine"] = HOST_COMBINE[reduction.combine]
+        ctx["identity"] = host_literal(reduction.identity[plan.dtype.name], plan.dtype.is_float)
+    return ctx
+
+
+def _write_common(out_dir: Path, category: str) -> Path:
+    path = out_dir / COMMON_HEADER
+    write_text_atomic(path, render(templates_dir(), category, "host_common.hpp.j2"))
+    return path
+
+
+def generate(plan: Plan, out_dir: Path) -> HostSources:
+    """Write the host wrapper of ``plan`` (and the shared header) into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    category = plan.kernel.category
+    ctx = context(plan)
+    common = _write_common(out_dir, category)
+    header = out_dir / f"{plan.top}_host.hpp"
+    write_text_atomic(header, render(templates_dir(), category, "host.hpp.j2", **ctx))
+    main = out_dir / f"{plan.top}_host_main.cpp"
+    write_text_atomic(main, render(templates_dir(), category, "host_main.cpp.j2", **ctx))
+    return HostSources(header, main, common)
+
+
+def generate_category(category: str, doc: str, kernels: list[Kernel], plans: list[Plan],
+                      out_dir: Path) -> Path:
+    """Write ``fpga_kernel_<category>.hpp`` over ``kernels`` (every kernel of the category)
+    with wrappers for ``plans`` (the variants built, at most one per kernel and dtype),
+    which must be generated into the same folder (``generate``)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_common(out_dir, category)
+    variants = [_VariantView(p) for p in plans]
+    tops = [v.top for v in variants]
+    if len(set(tops)) != len(tops):
+        raise ValueError(f"one variant per kernel and dtype, got {tops}")
+    path = out_dir / f"fpga_kernel_{category}.hpp"
+    write_text_atomic(path, render(templates_dir(), category, "host_entry.hpp.j2",
+                                   category_name=category, category_doc=doc, kernels=kernels,
+                                   variants=variants))
+    return path

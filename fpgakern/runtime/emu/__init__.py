@@ -1,0 +1,71 @@
+"""fpgakern's emulation of XRT's C++ API, for the generated host code.
+
+``include/xrt/`` declares the subset of XRT's native API the host wrappers use
+(``xrt::device``, ``xrt::kernel``, ``xrt::run``, ``xrt::bo``, ``xrt::uuid``), source-compatible
+with XRT's own headers; ``src/xrt_emu.cpp`` implements it over the emulation models
+(``include/fkemu_model.h``). :func:`prepare` builds the models of an .xclbin's kernels and
+writes ``fpgakern_emu.cfg`` beside it (the role of Vitis' emconfig.json);
+:func:`compile_host` builds a host program against the emulation library.
+
+    python -m fpgakern.runtime.emu prepare lib.xclbin [--target sw_emu --target hw_emu]
+    python -m fpgakern.runtime.emu flags        # compile flags for your own build
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from fpgakern import paths
+from fpgakern.errors import ToolError, UsageError, display_path
+from fpgakern.runtime import models, program
+from fpgakern.spec.library import Library
+from fpgakern.util.files import write_text_atomic
+from fpgakern.verify import tools
+
+EMU_DIR = Path(__file__).resolve().parent
+INCLUDE_DIR = EMU_DIR / "include"
+SOURCES = (EMU_DIR / "src" / "xrt_emu.cpp",)
+CONFIG_NAME = "fpgakern_emu.cfg"
+# What the generated host code must compile with, here and against XRT.
+HOST_CXXFLAGS = ("-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror")
+LIBS = ("-ldl", "-pthread")
+
+
+def prepare(xclbin: Path, targets: tuple[str, ...] = models.TARGETS,
+            specs: Path | None = None) -> Path:
+    """Build the emulation models of every kernel in ``xclbin`` and write the config the
+    emulation library reads (``fpgakern_emu.cfg`` beside the xclbin). Returns its path."""
+    library = Library(specs or paths.specs_dir())
+    prog = program.from_xclbin(xclbin, library, paths.build_dir(library.root.parent))
+    if not prog.variants:
+        raise UsageError(f"{display_path(xclbin)}: no kernel of this library in it")
+    lines = [f"# fpgakern emulation models for {xclbin.name}: TARGET KERNEL LIBRARY",
+             *(f"# {note}" for note in prog.notes)]
+    for target in targets:
+        for variant in prog.variants.values():
+            built = models.model(variant.plan, target, variant.hls_dir)
+            lines.append(f"{target} {variant.top} {built.path}")
+    path = xclbin.parent / CONFIG_NAME
+    write_text_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def compile_flags(include_dirs: tuple[Path, ...] = ()) -> list[str]:
+    return [*HOST_CXXFLAGS, *(f"-I{d}" for d in include_dirs), f"-I{INCLUDE_DIR}"]
+
+
+def compile_host(main: Path, out: Path, include_dirs: tuple[Path, ...] = ()) -> Path:
+    """Compile a host program (warnings are errors) against the emulation library."""
+    command = [tools.cxx(), *compile_flags((main.parent, *include_dirs)), str(main),
+               *(str(s) for s in SOURCES), *LIBS, "-o", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ToolError(f"g++ failed on {main.name}:\n{(done.stderr or done.stdout)[-3000:]}")
+    return out
+
+
+def xrt_command(main: Path, out: Path) -> str:
+    """The same build against XRT on a machine that has it."""
+    return (f"g++ {' '.join(HOST_CXXFLAGS)} -I$XILINX_XRT/include -I{main.parent} {main} "
+            f"-L$XILINX_XRT/lib -lxrt_coreutil -luuid -pthread -o {out}")

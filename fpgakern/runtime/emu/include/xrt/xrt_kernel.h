@@ -1,0 +1,128 @@
+// fpgakern XRT emulation: xrt::kernel and xrt::run, the subset of XRT's xrt/xrt_kernel.h
+// the generated host code uses. Source-compatible with XRT's header.
+//
+// A kernel object names a kernel of the loaded xclbin and, optionally, a subset of its
+// compute units ("add_f32:{add_f32_1,add_f32_2}", as XRT parses it). kernel(args...)
+// starts a run on an idle CU of the subset (waiting for one to finish when all are busy);
+// run.wait() advances that CU's emulation until its interrupt and acknowledges it as XRT
+// does (read CTRL, clear ISR, ap_continue).
+#ifndef FPGAKERN_EMU_XRT_KERNEL_H_
+#define FPGAKERN_EMU_XRT_KERNEL_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "xrt/xrt_bo.h"
+#include "xrt/xrt_device.h"
+#include "xrt/xrt_uuid.h"
+
+#ifndef FPGAKERN_EMU_ERT_CMD_STATE
+#define FPGAKERN_EMU_ERT_CMD_STATE
+// XRT's values (xrt/detail/ert.h).
+enum ert_cmd_state {
+    ERT_CMD_STATE_NEW = 1,
+    ERT_CMD_STATE_QUEUED = 2,
+    ERT_CMD_STATE_RUNNING = 3,
+    ERT_CMD_STATE_COMPLETED = 4,
+    ERT_CMD_STATE_ERROR = 5,
+    ERT_CMD_STATE_ABORT = 6,
+    ERT_CMD_STATE_SUBMITTED = 7,
+    ERT_CMD_STATE_TIMEOUT = 8,
+    ERT_CMD_STATE_NORESPONSE = 9,
+    ERT_CMD_STATE_SKERROR = 10,
+    ERT_CMD_STATE_SKCRASHED = 11,
+    ERT_CMD_STATE_MAX,
+};
+#endif
+
+namespace xrt {
+
+class kernel;
+class run_impl;
+class kernel_impl;
+
+class run {
+  public:
+    run() = default;
+    explicit run(const kernel& krnl);
+
+    void start();
+    ert_cmd_state wait(const std::chrono::milliseconds& timeout = std::chrono::milliseconds{0}) const;
+    ert_cmd_state wait(unsigned int timeout_ms) const {
+        return wait(timeout_ms * std::chrono::milliseconds{1});
+    }
+    ert_cmd_state state() const;
+
+    template <typename ArgType>
+    void set_arg(int index, ArgType&& arg) {
+        static_assert(std::is_trivially_copyable<typename std::decay<ArgType>::type>::value,
+                      "scalar kernel arguments must be trivially copyable");
+        set_arg_at_index(index, &arg, sizeof(arg));
+    }
+    void set_arg(int index, xrt::bo& boh) { set_arg_at_index(index, boh); }
+    void set_arg(int index, const xrt::bo& boh) { set_arg_at_index(index, boh); }
+    void set_arg(int index, xrt::bo&& boh) { set_arg_at_index(index, boh); }
+
+    template <typename... Args>
+    void operator()(Args&&... args) {
+        set_arg(0, std::forward<Args>(args)...);
+        start();
+    }
+
+    explicit operator bool() const { return handle_ != nullptr; }
+    const std::shared_ptr<run_impl>& get_handle() const { return handle_; }
+
+    // Use at your own risk, prefer documented type-safe arguments (as in XRT).
+    void set_arg(int index, const void* value, size_t bytes) {
+        set_arg_at_index(index, value, bytes);
+    }
+
+  private:
+    std::shared_ptr<run_impl> handle_;
+
+    void set_arg_at_index(int index, const void* value, size_t bytes);
+    void set_arg_at_index(int index, const xrt::bo& boh);
+
+    template <typename ArgType, typename... Args>
+    void set_arg(int argno, ArgType&& arg, Args&&... args) {
+        set_arg(argno, std::forward<ArgType>(arg));
+        set_arg(++argno, std::forward<Args>(args)...);
+    }
+};
+
+class kernel {
+  public:
+    enum class cu_access_mode : uint8_t { exclusive = 0, shared = 1, none = 2 };
+
+    kernel() = default;
+    // Throws std::runtime_error when the loaded xclbin has no such kernel or CU.
+    kernel(const xrt::device& device, const xrt::uuid& xclbin_id, const std::string& name,
+           cu_access_mode mode = cu_access_mode::shared);
+
+    template <typename... Args>
+    run operator()(Args&&... args) {
+        run r(*this);
+        r(std::forward<Args>(args)...);
+        return r;
+    }
+
+    // The memory bank of argument argno (the last bank when the CUs differ, as in XRT).
+    int group_id(int argno) const;
+    uint32_t offset(int argno) const;
+    std::string get_name() const;
+
+    explicit operator bool() const { return handle_ != nullptr; }
+    const std::shared_ptr<kernel_impl>& get_handle() const { return handle_; }
+
+  private:
+    std::shared_ptr<kernel_impl> handle_;
+};
+
+}  // namespace xrt
+
+#endif  // FPGAKERN_EMU_XRT_KERNEL_H_
