@@ -1,0 +1,136 @@
+"""``fpgakern run``: run a kernel on random data through the runtime and check it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+from fpgakern import paths
+from fpgakern.cli._common import console, json_option, load_library, print_json, specs_option
+from fpgakern.errors import UsageError, display_path
+from fpgakern.ladder import plan
+from fpgakern.orchestrate.build import run_build
+from fpgakern.orchestrate.executors import make_executor
+from fpgakern.orchestrate.manifest import MANIFEST
+from fpgakern.orchestrate.scheduler import variant_dir
+from fpgakern.runtime import device as runtime
+from fpgakern.runtime.targets import TARGETS
+from fpgakern.verify import compare, reference, stimulus
+
+EPILOG = """\b
+Examples:
+  fpgakern run binary_ops/add --opt 3 --size 1000000 --target hw_emu
+  fpgakern run reduce_ops/sum --opt 4 --dtype int32 --target sw_emu
+  fpgakern run unary_ops/exp --xclbin lib.xclbin --target hw_emu
+  fpgakern run binary_ops/add --scalar alpha=2.5
+The variant is built first when the build tree does not have it.
+"""
+
+
+def _parse_scalars(items: tuple[str, ...]) -> dict[str, float]:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise UsageError(f"--scalar {item!r}: write NAME=NUMBER")
+    return out
+
+
+@click.command("run", epilog=EPILOG)
+@click.argument("kernel")
+@click.option("--target", "-t", type=click.Choice(TARGETS), default=None,
+              help="Where to run (default: $XCL_EMULATION_MODE, else sw_emu).")
+@click.option("--opt", type=click.IntRange(0, 4), default=None,
+              help="Rung (default: the highest the kernel declares).")
+@click.option("--dtype", default=None, help="Element type (default: float32 when declared).")
+@click.option("--size", "-n", type=click.IntRange(0), default=1 << 20, show_default=True,
+              help="Elements per input.")
+@click.option("--scalar", "scalars", multiple=True, help="NAME=VALUE (e.g. alpha=2).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--xclbin", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              default=None, help="Run the kernel of this .xclbin instead of the build tree.")
+@click.option("--build-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Build tree (default: build/ of the project).")
+@click.option("--read-latency", type=click.IntRange(1), default=64, show_default=True,
+              help="hw_emu: cycles from an AXI read request to its first data.")
+@specs_option
+@json_option
+def command(kernel: str, target: str | None, opt: int | None, dtype: str | None, size: int,
+            scalars: tuple[str, ...], seed: int, xclbin: Path | None, build_dir: Path | None,
+            read_latency: int, specs: Path | None, as_json: bool) -> None:
+    """Run KERNEL on random data on sw_emu, hw_emu or hw, and check it against numpy.
+
+    Prints the wall time and, on hw_emu, the simulated cycles of the call (the slowest
+    compute unit's, from ap_start to the interrupt). Exits 1 when results differ.
+    """
+    library = load_library(specs)
+    k = library.get(kernel)
+    dtype = dtype or ("float32" if "float32" in k.dtypes else k.dtypes[0])
+    rung = opt if opt is not None else max(k.rungs)
+    p = plan(k, rung, dtype)
+    root = build_dir or paths.build_dir(library.root.parent)
+    def log(text: str) -> None:
+        if not as_json:
+            console.print(text, soft_wrap=True)
+
+
+    started = time.perf_counter()
+    if xclbin is None:
+        folder = variant_dir(root, p)
+        if not (folder / MANIFEST).is_file():
+            log(f"building {k.qualname} opt{rung} {dtype} into {display_path(folder)}")
+            executor = make_executor("local", 1)
+            try:  # the HLS C++ and its C simulation: what sw_emu runs, proven first
+                run_build([p], root, executor, until="csim", command="fpgakern run")
+            finally:
+                executor.close()
+        dev = runtime.open(folder, target, specs=specs, read_latency=read_latency)
+    else:
+        dev = runtime.open(xclbin, target, specs=specs, read_latency=read_latency)
+    handle = dev.kernel(p.top)
+    variant = handle.variant(dtype)
+    log(f"{k.qualname} opt{variant.plan.rung.index} {dtype} on {dev.target}: "
+        f"{size} elements, {variant.compute_units} CU(s)")
+    handle.target(dtype)  # builds the emulation model if needed
+    prepare_seconds = time.perf_counter() - started
+
+    rng = np.random.default_rng(seed)
+    case_scalars = {s.name: s.default for s in k.scalars} | _parse_scalars(scalars)
+    tensors = {name: stimulus.random_values(p.dtype, size, rng) for name in k.inputs}
+    case = stimulus.Case("run", tensors, case_scalars)
+    actual = np.atleast_1d(handle(*(tensors[n] for n in k.inputs), **case_scalars))
+    info = handle.last_call
+    assert info is not None
+    expected = reference.expected_output(k, dtype, case)
+    reduced = reference.reduction_operand(k, dtype, case) if k.is_reduction else None
+    verdict = compare.compare(expected, actual, compare.accuracy_of(k, dtype), reduced)
+
+    cycles = info.cycles
+    result = {
+        "kernel": k.qualname, "top": p.top, "rung": variant.plan.rung.index, "dtype": dtype,
+        "target": dev.target, "size": size, "compute_units": info.compute_units,
+        "passed": verdict.passed, "detail": verdict.summary(),
+        "seconds": round(info.seconds, 4), "prepare_seconds": round(prepare_seconds, 3),
+        "cycles": cycles, "cu_cycles": info.cu_cycles,
+        "elements_per_cycle": round(size / cycles, 3) if cycles else None,
+    }
+    if as_json:
+        print_json(result)
+    else:
+        mark = "[green]matches numpy[/]" if verdict.passed else "[red]DIFFERS from numpy[/]"
+        console.print(f"  result  {mark}: {verdict.summary()}", soft_wrap=True)
+        console.print(f"  time    {info.seconds:.3f} s for the call "
+                      f"(+{prepare_seconds:.1f} s to open and build models)", soft_wrap=True)
+        if cycles is not None:
+            per_cu = " ".join(str(c) for c in info.cu_cycles)
+            console.print(f"  cycles  {cycles} simulated (slowest CU; per CU: {per_cu}), "
+                          f"{size / cycles:.3f} elements/cycle", soft_wrap=True)
+    if not verdict.passed:
+        raise SystemExit(1)
