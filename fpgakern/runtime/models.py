@@ -15,6 +15,7 @@ of everything that goes into it (sources, flags, tool versions) under
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import subprocess
@@ -84,25 +85,33 @@ def _run(command: list[str], what: str, cwd: Path, env: dict[str, str] | None = 
 
 
 def _cached(key: str, target: str, top: str, build: Callable[[Path], Path]) -> Path:
-    """The library for ``key``, built by ``build(staging_dir) -> Path`` when missing."""
+    """The library for ``key``, built by ``build(staging_dir) -> Path`` when missing.
+
+    A lock file per key makes concurrent builders (pytest-xdist workers, parallel
+    ``fpgakern run``) wait for the first one instead of building the same model twice.
+    """
     target_dir = paths.cache_dir() / "emu" / target / key[:24]
     library = target_dir / library_name(top, target)
     if library.exists():
         return library
     target_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target_dir.parent))
-    try:
-        built = build(staging)
-        final = staging / library.name
-        if built != final:
-            shutil.copyfile(built, final)
-        for child in list(staging.iterdir()):
-            if child.name != library.name:  # keep only the library (obj/ is large)
-                shutil.rmtree(child) if child.is_dir() else child.unlink()
-        with contextlib.suppress(OSError):  # atomic; a concurrent builder may win
-            os.rename(staging, target_dir)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with (target_dir.parent / f"{key[:24]}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if library.exists():
+            return library
+        staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target_dir.parent))
+        try:
+            built = build(staging)
+            final = staging / library.name
+            if built != final:
+                shutil.copyfile(built, final)
+            for child in list(staging.iterdir()):
+                if child.name != library.name:  # keep only the library (obj/ is large)
+                    shutil.rmtree(child) if child.is_dir() else child.unlink()
+            with contextlib.suppress(OSError):  # atomic
+                os.rename(staging, target_dir)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     if not library.exists():
         raise ToolError(f"model build for {top} ({target}) left no library")
     return library
