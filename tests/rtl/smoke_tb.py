@@ -73,13 +73,22 @@ async def smoke(dut) -> None:
 
     ctrl = await control.read_dword(CTRL)
     assert ctrl & AP_IDLE, f"not idle after reset: CTRL={ctrl:#x}"
+    await control.write_dword(GIE, 1)
+    await control.write_dword(IER, 1)  # ap_done only
 
     inputs = [name for name in cfg["bundles"] if name != "out"]
+    is_float = cfg.get("dtype") == "float32"
     for run, n in enumerate(cfg["sizes"]):
         alpha = int(rng.integers(-5, 6))
-        data = {name: rng.integers(-2**31, 2**31, size=n, dtype=np.int64).astype(np.int32)
-                for name in inputs}
-        if cfg["kernel"] == "add":
+        if is_float:  # normal numbers: the check is the datapath, not subnormal handling
+            data = {name: rng.uniform(-1e3, 1e3, size=n).astype(np.float32) for name in inputs}
+        else:
+            data = {name: rng.integers(-2**31, 2**31, size=n, dtype=np.int64).astype(np.int32)
+                    for name in inputs}
+        if cfg["kernel"] == "add" and is_float:
+            # mul then add, each rounded to float32, as the two operators do
+            expected = data["a"] + np.float32(alpha) * data["b"]
+        elif cfg["kernel"] == "add":
             a, b = data["a"].astype(np.int64), data["b"].astype(np.int64)
             expected = (a + alpha * b).astype(np.int32)
         else:  # sum: one element in out[0]; nothing at all is written when n == 0
@@ -103,7 +112,8 @@ async def smoke(dut) -> None:
             await control.write_dword(offset, addresses[name] & 0xFFFF_FFFF)
             await control.write_dword(offset + 4, addresses[name] >> 32)
         if "alpha" in cfg["offsets"]:
-            await control.write_dword(cfg["offsets"]["alpha"], alpha & 0xFFFF_FFFF)
+            bits = int(np.float32(alpha).view(np.uint32)) if is_float else alpha & 0xFFFF_FFFF
+            await control.write_dword(cfg["offsets"]["alpha"], bits)
         await control.write_dword(cfg["offsets"]["n"], n)
 
         start = cycles.count
@@ -113,10 +123,18 @@ async def smoke(dut) -> None:
             if ctrl & AP_DONE:
                 break
         elapsed = cycles.count - start
+        # ap_done is clear-on-read; the done interrupt stays until ISR is toggled.
+        again = await control.read_dword(CTRL)
+        assert not again & AP_DONE, f"ap_done not cleared by the read: CTRL={again:#x}"
+        assert int(dut.interrupt.value) == 1, "no interrupt with GIE and IER.done set"
+        assert await control.read_dword(ISR) == 1
+        await control.write_dword(ISR, 1)
+        await ClockCycles(dut.ap_clk, 2)
+        assert int(dut.interrupt.value) == 0, "interrupt not cleared by the ISR toggle"
         await control.write_dword(CTRL, AP_CONTINUE)
 
-        got = np.frombuffer(out_ram.read(addresses["out"], written * 4), dtype=np.int32)
-        bad = np.nonzero(got != expected)[0]
+        got = np.frombuffer(out_ram.read(addresses["out"], written * 4), dtype=expected.dtype)
+        bad = np.nonzero(got.view(np.uint32) != expected.view(np.uint32))[0]
         assert bad.size == 0, (
             f"n={n}: {bad.size} mismatches, first at {bad[:5].tolist()}: "
             f"got {got[bad[:5]].tolist()} expected {expected[bad[:5]].tolist()}"
