@@ -13,6 +13,7 @@ writes ``fpgakern_emu.cfg`` beside it (the role of Vitis' emconfig.json);
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from fpgakern import paths
 from fpgakern.errors import ToolError, UsageError, display_path
 from fpgakern.runtime import models, program
 from fpgakern.spec.library import Library
-from fpgakern.util.files import write_text_atomic
+from fpgakern.util.files import sha256_text, write_text_atomic
 from fpgakern.verify import tools
 
 EMU_DIR = Path(__file__).resolve().parent
@@ -55,13 +56,32 @@ def compile_flags(include_dirs: tuple[Path, ...] = ()) -> list[str]:
     return [*HOST_CXXFLAGS, *(f"-I{d}" for d in include_dirs), f"-I{INCLUDE_DIR}"]
 
 
-def compile_host(main: Path, out: Path, include_dirs: tuple[Path, ...] = ()) -> Path:
-    """Compile a host program (warnings are errors) against the emulation library."""
-    command = [tools.cxx(), *compile_flags((main.parent, *include_dirs)), str(main),
-               *(str(s) for s in SOURCES), *LIBS, "-o", str(out)]
+def _compile(command: list[str], what: str) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise ToolError(f"g++ failed on {main.name}:\n{(done.stderr or done.stdout)[-3000:]}")
+        raise ToolError(f"g++ failed on {what}:\n{(done.stderr or done.stdout)[-3000:]}")
+
+
+def library_object() -> Path:
+    """The emulation library compiled once (per content hash) into an object file."""
+    compiler = tools.cxx()
+    texts = [p.name + p.read_text() for p in (*SOURCES, *sorted(INCLUDE_DIR.rglob("*.h")))]
+    key = sha256_text(tools.tool_version([compiler, "--version"]) or compiler,
+                      *compile_flags(), *texts)
+    target = paths.cache_dir() / "emu" / "xrt" / f"xrt_emu-{key[:24]}.o"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = target.with_suffix(f".{os.getpid()}.tmp")
+        _compile([compiler, *compile_flags(), "-c", *(str(s) for s in SOURCES),
+                  "-o", str(staging)], "the XRT emulation library")
+        os.replace(staging, target)
+    return target
+
+
+def compile_host(main: Path, out: Path, include_dirs: tuple[Path, ...] = ()) -> Path:
+    """Compile a host program (warnings are errors) and link the emulation library."""
+    _compile([tools.cxx(), *compile_flags((main.parent, *include_dirs)), str(main),
+              str(library_object()), *LIBS, "-o", str(out)], main.name)
     return out
 
 

@@ -1,0 +1,53 @@
+"""Shared fixtures of the runtime tests: the kernel library, plans, devices per target.
+
+Emulation models are cached by content under FPGAKERN_CACHE_DIR (CI: build/.cache), so a
+second run reuses every model; a cold run builds each hw_emu model once (a lock file
+makes pytest-xdist workers wait for each other instead of building twice).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fpgakern import paths
+from fpgakern.ladder import Plan, plan
+from fpgakern.runtime import Device, open_plans
+from fpgakern.spec.library import Library
+
+LIBRARY = Library(paths.specs_dir())
+
+# hw_emu variants: every starter kernel, mostly at rung 2 (one lane: the smallest model
+# to verilate), add at rung 3 (4 CUs), exp and sum at rung 4 (16 lanes), two int32.
+HW_RUNGS = {"binary_ops/add": 3, "unary_ops/exp": 4, "reduce_ops/sum": 4}
+HW_INT32 = {"binary_ops/add": 4, "reduce_ops/sum": 2}
+
+
+def variant(qualname: str, rung: int, dtype: str) -> Plan:
+    return plan(LIBRARY.get(qualname), rung, dtype)
+
+
+def sw_variants() -> list[tuple[str, int, str]]:
+    """Every kernel x dtype at its top rung (vectorized), plus add at rung 3."""
+    out = [(k.qualname, max(k.rungs), d) for k in LIBRARY.kernels for d in k.dtypes]
+    return [*out, ("binary_ops/add", 3, "float32"), ("reduce_ops/sum", 3, "int32")]
+
+
+def hw_variants() -> list[tuple[str, int, str]]:
+    out = [(k.qualname, HW_RUNGS.get(k.qualname, 2), "float32") for k in LIBRARY.kernels
+           if "float32" in k.dtypes]
+    return out + [(q, r, "int32") for q, r in HW_INT32.items()]
+
+
+_devices: dict[tuple[str, int, str, str], Device] = {}
+
+
+def device_for(qualname: str, rung: int, dtype: str, target: str) -> Device:
+    key = (qualname, rung, dtype, target)
+    if key not in _devices:
+        _devices[key] = open_plans([variant(qualname, rung, dtype)], target)
+    return _devices[key]
+
+
+@pytest.fixture(scope="session")
+def library() -> Library:
+    return LIBRARY

@@ -1,0 +1,140 @@
+"""The Python runtime's API: bad inputs give one clear UsageError, missing and failed
+kernels are KernelUnavailable, and devices open from a build tree or an .xclbin."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import LIBRARY, device_for, variant
+
+import fpgakern.runtime as rt
+from fpgakern.errors import UsageError
+from fpgakern.link import linker, platforms, resolve, xclbin
+from fpgakern.runtime import KernelUnavailable
+
+
+@pytest.fixture(scope="module")
+def add():
+    return device_for("binary_ops/add", 4, "float32", "sw_emu").kernel("binary_ops/add")
+
+
+def test_wrong_dtype(add):
+    a = np.ones(4)
+    with pytest.raises(UsageError, match=r"dtype float64 is not supported.*astype"):
+        add(a, a)
+
+
+def test_two_dimensional(add):
+    a = np.ones((2, 3), dtype=np.float32)
+    with pytest.raises(UsageError, match=r"shape \(2, 3\).*1-D.*ravel"):
+        add(a, a)
+
+
+def test_non_contiguous(add):
+    a = np.ones(10, dtype=np.float32)[::2]
+    with pytest.raises(UsageError, match="not contiguous.*ascontiguousarray"):
+        add(a, a)
+
+
+def test_mismatched_inputs(add):
+    a = np.ones(4, dtype=np.float32)
+    with pytest.raises(UsageError, match="different lengths"):
+        add(a, np.ones(5, dtype=np.float32))
+    with pytest.raises(UsageError, match="different dtypes"):
+        add(a, np.ones(4, dtype=np.int32))
+    with pytest.raises(UsageError, match=r"takes 2 array\(s\)"):
+        add(a)
+    with pytest.raises(UsageError, match="must be a numpy array"):
+        add(a, [1.0, 2.0, 3.0, 4.0])
+
+
+def test_bad_scalars(add):
+    a = np.ones(4, dtype=np.float32)
+    with pytest.raises(UsageError, match="unknown scalar.*beta"):
+        add(a, a, beta=2)
+    with pytest.raises(UsageError, match="must be a number"):
+        add(a, a, alpha="two")
+    add_i32 = device_for("binary_ops/add", 4, "int32", "sw_emu").kernel("binary_ops/add")
+    x = np.ones(4, dtype=np.int32)
+    with pytest.raises(UsageError, match="not an integer"):
+        add_i32(x, x, alpha=2.5)
+    np.testing.assert_array_equal(add_i32(x, x, alpha=3.0), np.full(4, 4, np.int32))
+
+
+def test_any_length_is_padded_inside(add):
+    for n in (1, 15, 16, 17, 33):
+        a = np.arange(n, dtype=np.float32)
+        np.testing.assert_array_equal(add(a, a), 2 * a)
+    assert add(np.zeros(0, np.float32), np.zeros(0, np.float32)).shape == (0,)
+
+
+def test_missing_kernel_and_dtype():
+    dev = rt.open_plans([variant("binary_ops/add", 2, "float32")], "sw_emu")
+    with pytest.raises(KernelUnavailable, match="unary_ops/exp is not on this device"):
+        dev.kernel("unary_ops/exp")
+    with pytest.raises(KernelUnavailable, match="no int32 variant"):
+        dev.kernel("binary_ops/add")(np.ones(2, np.int32), np.ones(2, np.int32))
+    with pytest.raises(UsageError, match="unknown kernel"):
+        dev.kernel("binary_ops/nope")
+
+
+def _fake_build(root, qualname, rung, dtype, passed):
+    """A build tree variant with the HLS sources and a manifest saying how csim went."""
+    from fpgakern.backends import hls
+
+    p = variant(qualname, rung, dtype)
+    folder = root / p.kernel.category / p.kernel.name / f"opt{rung}" / dtype
+    hls.generate(p, folder)
+    verdict = {"passed": passed, "detail": "3 cases pass" if passed else "1 of 3 fail"}
+    (folder / "manifest.json").write_text(json.dumps({
+        "kernel": qualname, "top": p.top, "rung": rung, "dtype": dtype,
+        "steps": {"csim": verdict}, "csim": verdict}))
+    return folder
+
+
+def test_build_tree_highest_rung_and_failed_builds(tmp_path):
+    _fake_build(tmp_path, "unary_ops/neg", 1, "float32", True)
+    _fake_build(tmp_path, "unary_ops/neg", 2, "float32", True)
+    _fake_build(tmp_path, "unary_ops/relu", 2, "float32", False)
+    dev = rt.open(tmp_path, "sw_emu")
+    neg = dev.kernel("unary_ops/neg")
+    assert neg.variant("float32").plan.rung.index == 2
+    x = np.array([1.5, -0.0], dtype=np.float32)
+    np.testing.assert_array_equal(neg(x), -x)
+    with pytest.raises(KernelUnavailable, match="failed C simulation"):
+        dev.kernel("unary_ops/relu")(x)
+    assert rt.open(tmp_path, "sw_emu", opt=1).kernel("neg_f32").variant("float32") \
+        .plan.rung.index == 1
+    with pytest.raises(UsageError, match="no such build folder"):
+        rt.open(tmp_path / "missing")
+    with pytest.raises(UsageError, match="unknown target"):
+        rt.open(tmp_path, "fpga")
+
+
+def test_xclbin_gives_kernels_rungs_and_cus(tmp_path):
+    refs = ["binary_ops/add@opt3:float32", "reduce_ops/max@opt4:int32"]
+    design = linker.link(resolve.resolve(refs, LIBRARY, tmp_path / "build"),
+                         platforms.load("u250"), None, "hw_emu")
+    path = tmp_path / "lib.xclbin"
+    path.write_bytes(xclbin.to_xclbin(design))
+    dev = rt.open(path, "sw_emu")
+    assert set(dev.variants) == {"add_f32", "max_i32"}
+    add = dev.variants["add_f32"]
+    assert add.plan.rung.index == 3 and add.compute_units == 4
+    assert add.cu_names == ("add_f32_1", "add_f32_2", "add_f32_3", "add_f32_4")
+    assert dev.variants["max_i32"].plan.rung.index == 4
+    x = np.array([3, -7, 2**31 - 1, 5], dtype=np.int32)
+    assert int(dev.kernel("reduce_ops/max")(x)) == 2**31 - 1
+
+
+def test_hw_target_needs_pyxrt_or_says_so():
+    dev = rt.open_plans([variant("unary_ops/neg", 2, "float32")], "hw")
+    try:
+        import pyxrt  # noqa: F401
+    except ImportError:
+        with pytest.raises(Exception, match="pyxrt"):
+            dev.kernel("unary_ops/neg")(np.ones(2, np.float32))
+    else:  # pragma: no cover - a machine with XRT
+        pytest.skip("pyxrt present: the hw target needs a card and an xclbin")
