@@ -54,7 +54,7 @@ def artifacts(tree: Path) -> dict[str, bytes]:
     skip = {".fpgakern", "reports"}
     return {str(p.relative_to(tree)): p.read_bytes() for p in sorted(tree.rglob("*"))
             if p.is_file() and not skip & set(p.relative_to(tree).parts)
-            and p.name not in ("history.sqlite", ".fpgakern.lock")}
+            and p.name not in ("history.sqlite", ".fpgakern.lock") and p.suffix != ".log"}
 
 
 def test_second_build_is_all_cached(specs):

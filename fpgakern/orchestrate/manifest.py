@@ -33,8 +33,9 @@ def write(plan: Plan, folder: Path, tasks: list[Task]) -> Path:
             entry = {task.status: task.reason}
         steps[task.step.name] = entry
         if record is not None and record.passed:
+            # Logs are kept beside the artifacts but are not artifacts: they carry times.
             artifacts += [{"path": name, "sha256": digest, "step": task.step.name}
-                          for name, digest in record.files.items()]
+                          for name, digest in record.files.items() if not name.endswith(".log")]
     data = {
         "schema": SCHEMA,
         "fpgakern": __version__,

@@ -1,0 +1,21 @@
+"""Step ``host``: the C++ host wrapper on XRT's native API (and its command-line main)."""
+
+from __future__ import annotations
+
+from fpgakern.backends import host
+from fpgakern.ladder import Plan
+from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
+
+
+class Host(Step):
+    name = "host"
+    after = ("hls",)
+
+    def fingerprint(self, plan: Plan) -> list[str]:
+        return [tree_digest("hls_templates", "backends/host")]
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        sources = host.generate(ctx.plan, ctx.work / "host")
+        files = [sources.header, sources.main, sources.common]
+        names = [str(p.relative_to(ctx.work)) for p in files]
+        return StepOutcome(True, f"{len(names)} files", names)

@@ -1,0 +1,45 @@
+"""Step ``sim``: the RTL kernel in Verilator through cocotb, against numpy, with cycles.
+
+The fast memory model (64-cycle read latency) runs the standard cases (random data,
+special values, size 1, a lane tail) plus the main case of SIZE elements, whose cycle
+count gives the variant's elements per cycle for the ladder chart.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fpgakern.ladder import Plan
+from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
+from fpgakern.verify import rtlsim, tools
+
+SIZE = 16384
+
+
+class Sim(Step):
+    name = "sim"
+    after = ("rtl",)
+
+    def fingerprint(self, plan: Plan) -> list[str]:
+        verilator = tools.tool_version([str(tools.verilator()), "--version"]) or "verilator"
+        return [verilator, str(SIZE), tree_digest("verify", "sim", "backends/rtl", "ir")]
+
+    def run(self, ctx: StepContext) -> StepOutcome:
+        plan = ctx.plan
+        folder = ctx.work / "sim"
+        result = rtlsim.simulate(plan.kernel, plan.rung.index, plan.dtype.name, size=SIZE,
+                                 memory="fast", run_dir=folder)
+        # The file holds what the simulation proved; the speed of this run (which varies
+        # from run to run) goes only into the task's record.
+        verdict = {k: v for k, v in result.to_json().items() if k != "sim_cycles_per_second"}
+        (folder / "result.json").write_text(json.dumps(verdict, indent=2) + "\n")
+        files = ["sim/result.json"] + (["sim/sim.log"] if (folder / "sim.log").exists() else [])
+        data = {key: value for key, value in result.to_json().items()
+                if key in ("cycles", "elements_per_cycle", "ideal_elements_per_cycle",
+                           "sim_cycles_per_second", "size")}
+        if result.skipped:
+            return StepOutcome(False, f"skipped by the simulator: {result.skipped}", files, data)
+        rate = result.elements_per_cycle
+        detail = result.message if not result.passed else (
+            f"{result.cycles} cycles, {rate:.3f} elements/cycle" if rate else result.message)
+        return StepOutcome(bool(result.passed), detail, files, data)
