@@ -223,7 +223,7 @@ def to_register(value: float | int, ctype: str) -> int:
 def split(n: int, cus: int, granule: int = 16) -> list[tuple[int, int]]:
     """The host's work split: contiguous chunks, a multiple of ``granule`` elements each
     (whole 64-byte lines) except the last; CUs without work are left out."""
-    if cus == 1:
+    if cus == 1 or n == 0:
         return [(0, n)]
     per_cu = -(-n // cus)  # ceil
     chunk = -(-per_cu // granule) * granule

@@ -19,10 +19,11 @@ from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan, plan
 from fpgakern.verify.rtlsim.models import Model, build
-from fpgakern.verify.rtlsim.run import run_test
+from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
 
-__all__ = ["DEFAULT_LATENCY", "SimResult", "build_model", "simulate"]
+__all__ = ["DEFAULT_LATENCY", "SimResult", "TestOutcome", "build_model", "regmap_tests",
+           "simulate"]
 
 DEFAULT_LATENCY = 64  # cycles, like DDR behind the platform interconnect
 # Up to this many elements per case, models are compiled for build speed (g++ -O0): a
@@ -205,3 +206,14 @@ def _summarize(result: SimResult, cases: list[dict[str, Any]], size: int) -> Sim
 def _log_tail(log: str, lines: int = 15) -> str:
     keep = [ln for ln in log.strip().splitlines() if ln.strip()]
     return "\n".join(keep[-lines:])
+
+
+def regmap_tests(kernel: Kernel, rung: int, dtype: str, *, latency: int = DEFAULT_LATENCY,
+                 run_dir: Path | None = None) -> tuple[list[TestOutcome], str]:
+    """Run the register-map tests (sim/fk_regmap_tb.py) on one kernel variant."""
+    p = plan(kernel, rung, dtype)
+    model = build_model(p, "fast", cus=1, speed="quick")
+    job = {"specs": str(kernel.source.parent.parent), "kernel": kernel.qualname,
+           "rung": rung, "dtype": dtype, "latency": latency}
+    folder = run_dir or run_dir_for(p, "fast").with_name("sim-regmap")
+    return run_cocotb_tests(model, "fk_regmap_tb", job, folder)

@@ -12,6 +12,8 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.errors import ToolError
@@ -76,3 +78,29 @@ def run_test(model: Model, test_module: str, job: dict, run_dir: Path, *,
     if not result_file.exists():
         return None, log
     return json.loads(result_file.read_text()), log
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """One cocotb test of a testbench module, from cocotb's results.xml."""
+
+    name: str
+    passed: bool
+    message: str
+
+
+def run_cocotb_tests(model: Model, test_module: str, job: dict, run_dir: Path, *,
+                     timeout: float = 1800.0) -> tuple[list[TestOutcome], str]:
+    """Run every cocotb test of ``test_module``; outcomes from results.xml, and the log."""
+    _, log = run_test(model, test_module, job, run_dir, timeout=timeout)
+    xml = run_dir.resolve() / "results.xml"
+    if not xml.exists():
+        return [], log
+    outcomes = []
+    for case in ElementTree.parse(xml).getroot().iter("testcase"):
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        message = "" if failure is None else (failure.get("message") or failure.text or "failed")
+        outcomes.append(TestOutcome(case.get("name", "?"), failure is None, message))
+    return outcomes, log

@@ -1,0 +1,36 @@
+"""Every starter kernel x rung x dtype, simulated against the numpy reference.
+
+Fast memory model, 200 random elements plus the standard cases (one element, an odd
+tail, non-default scalars, and the special values: every pair for binary kernels, each
+one inside ordinary data for reductions). One model build per kernel x rung x dtype,
+all its cases in one simulation; builds are cached under fpgakern.paths.cache_dir().
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fpgakern import paths
+from fpgakern.spec.library import Library
+from fpgakern.verify.rtlsim import simulate
+
+SIZE = 200
+
+
+def _variants() -> list[tuple[str, int, str]]:
+    library = Library(paths.SOURCE_ROOT / "kernel_specs")
+    return [(k.qualname, r, d) for k in library.kernels for d in k.dtypes for r in k.rungs]
+
+
+@pytest.mark.parametrize(("kernel", "rung", "dtype"), _variants(),
+                         ids=lambda v: str(v).replace("/", "."))
+def test_kernel_matches_reference(library, kernel, rung, dtype, sim_run_dir):
+    result = simulate(library.get(kernel), rung, dtype, size=SIZE, run_dir=sim_run_dir)
+    if result.status == "skipped":
+        pytest.skip(result.skipped)
+    labels = [c["label"] for c in result.cases]
+    assert result.passed, f"{kernel} opt{rung} {dtype}: {result.message}"
+    assert "random" in labels and "size_1" in labels
+    assert any(label.startswith("special") for label in labels), labels
+    assert result.cycles and result.cycles > 0
+    assert result.elements_per_cycle and result.elements_per_cycle > 0
