@@ -37,7 +37,8 @@ from fpgakern.spec.library import Library
 from fpgakern.verify import reference, stimulus
 
 N = 256  # elements per run: short, but long enough to be seen running
-POLL_LIMIT = 2000
+POLL_LIMIT = 4000
+POLL_GAP = 40  # cycles between CTRL reads: rung 0 takes ~200 cycles per element
 
 
 class Bench:
@@ -102,6 +103,7 @@ class Bench:
             seen.append(value)
             if value & CTRL_AP_DONE:
                 return seen
+            await ClockCycles(self.dut.ap_clk, POLL_GAP)
         raise AssertionError(f"ap_done never seen in {POLL_LIMIT} CTRL reads; last {seen[-1]:#x}")
 
     async def wait_interrupt(self, cycles: int = 200_000) -> bool:
@@ -255,9 +257,10 @@ async def auto_restart_repeats_until_cleared(dut) -> None:
             break
         if ctrl & CTRL_AP_DONE:
             await bench.write(REG_CTRL, CTRL_AP_CONTINUE)
+        await ClockCycles(dut.ap_clk, POLL_GAP)
     assert ctrl & CTRL_AP_IDLE, f"still busy after auto_restart was cleared: CTRL={ctrl:#x}"
     await bench.write(REG_ISR, await bench.read(REG_ISR))  # clear whatever is pending
-    await ClockCycles(dut.ap_clk, 3 * N + 500)
+    await ClockCycles(dut.ap_clk, 300 * N)  # longer than a run of the slowest rung
     ctrl = await bench.read(REG_CTRL)
     assert ctrl & CTRL_AP_IDLE and not ctrl & CTRL_AP_START, \
         f"kernel restarted after auto_restart was cleared: CTRL={ctrl:#x}"

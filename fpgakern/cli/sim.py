@@ -85,7 +85,8 @@ def _table(results: list[SimResult]) -> Table:
               help="fast: C++/SV memory model; axiram: cocotbext-axi AxiRam (slow, small sizes).")
 @click.option("--latency", type=click.IntRange(1, 4096), default=DEFAULT_LATENCY,
               show_default=True, help="Memory latency in cycles (fast model).")
-@click.option("--waves", is_flag=True, help="Record an FST waveform per simulation.")
+@click.option("--waves", is_flag=True,
+              help="Record a waveform per simulation (FST; VCD without liblz4-dev).")
 @specs_option
 @json_option
 def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: str | None,
@@ -118,13 +119,14 @@ def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: 
         for r in results:
             where = f"{r.kernel} opt{r.rung} {r.dtype}"
             if r.status == "failed":
-                console.print(f"[red]FAIL[/] {where}: {r.message}")
+                # soft_wrap: long messages and paths stay whole for copy and grep
+                console.print(f"[red]FAIL[/] {where}: {r.message}", soft_wrap=True)
                 if r.log:
-                    console.print(f"  log: {display_path(r.log)}")
+                    console.print(f"  log: {display_path(r.log)}", soft_wrap=True)
             elif r.status == "skipped":
-                console.print(f"[yellow]skip[/] {where}: {r.skipped}")
+                console.print(f"[yellow]skip[/] {where}: {r.skipped}", soft_wrap=True)
             if r.waves:
-                console.print(f"waves {where}: {display_path(r.waves)}")
+                console.print(f"waves {where}: {display_path(r.waves)}", soft_wrap=True)
         counts = {s: sum(r.status == s for r in results) for s in ("passed", "failed", "skipped")}
         console.print(f"{counts['passed']} passed, {counts['failed']} failed, "
                       f"{counts['skipped']} skipped")

@@ -18,7 +18,7 @@ from fpgakern import paths
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan, plan
-from fpgakern.verify.rtlsim.models import Model, build
+from fpgakern.verify.rtlsim.models import Model, build, wave_format
 from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
 
@@ -152,7 +152,7 @@ def simulate(
         raise
     result.build_seconds, result.build_cached = model.seconds, model.cached
     folder = run_dir or run_dir_for(p, memory)
-    wave_file = folder / "waves.fst" if waves else None
+    wave_file = folder / f"waves.{wave_format()}" if waves else None
     job = {
         "specs": str(kernel.source.parent.parent),
         "kernel": kernel.qualname,

@@ -68,6 +68,15 @@ def _verilator_version() -> str:
 
 
 @functools.cache
+def wave_format() -> str:
+    """"fst" when the C++ compiler finds lz4.h (Verilator's FST writer needs it, from
+    apt's liblz4-dev), else "vcd", which needs nothing."""
+    probe = subprocess.run([tools.cxx(), "-E", "-x", "c++", "-"], input="#include <lz4.h>\n",
+                           capture_output=True, text=True, check=False)
+    return "fst" if probe.returncode == 0 else "vcd"
+
+
+@functools.cache
 def cocotb_libs_dir() -> Path:
     try:
         import cocotb_tools.config
@@ -81,7 +90,7 @@ def cocotb_libs_dir() -> Path:
 def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str) -> str:
     digest = hashlib.sha256()
     for part in (name, _verilator_version(), " ".join(VERILATOR_FLAGS), " ".join(WARNING_FLAGS),
-                 TIMESCALE, str(cocotb_libs_dir()), f"waves={waves}", cxx_opt):
+                 TIMESCALE, str(cocotb_libs_dir()), f"waves={waves and wave_format()}", cxx_opt):
         digest.update(part.encode() + b"\0")
     for file_name in sorted(texts):
         digest.update(file_name.encode() + b"\0" + texts[file_name] + b"\0")
@@ -152,7 +161,7 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
         "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
         # -rdynamic exports the fk_mem_* C API so the testbench can reach it with ctypes.
         "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator -rdynamic",
-        *(["--trace-fst", "--trace-structs"] if waves else []),
+        *([f"--trace-{wave_format()}", "--trace-structs"] if waves else []),
         str(src / "public.vlt"), *map(str, cpp), *map(str, hdl), str(src / f"{WRAPPER}.sv"),
     ]
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
