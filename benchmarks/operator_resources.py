@@ -5,9 +5,10 @@
 
 Each module is synthesized alone with `synth_xilinx -family xcup -flatten -noiopad`
 (YoWASP Yosys from PyPI unless a native yosys is on PATH). Operators are found by scanning
-fpgakern/backends/rtl/oplib/*.sv for modules with `clk` and `ce` inputs; a module that only
-serves as the core of an op-table module (e.g. fk_fp32_addsub under fk_fp32_add) is not
-listed on its own. These are Yosys estimates without timing, not Vivado results.
+fpgakern/backends/rtl/oplib/*.sv: every module the op table names, plus modules with `clk`
+and `ce` inputs; a module that only serves as the core of an op-table module (e.g.
+fk_fp32_addsub under fk_fp32_add) is not listed on its own. These are Yosys estimates
+without timing, not Vivado results.
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ def _header(text: str, module: str) -> str:
 
 
 def discover() -> list[str]:
-    """Operator modules: those with clk and ce inputs, less the cores only op-table
-    modules instantiate."""
+    """Operator modules: every module the op table names, plus any other module with clk
+    and ce inputs that no op-table module instantiates (a core such as fk_fp32_addsub is
+    counted inside its wrappers, not on its own)."""
     index = opsim.module_index()
     table = _op_table_modules()
     texts = {path: opsim._COMMENT_RE.sub("", path.read_text()) for path in set(index.values())}
@@ -101,7 +103,8 @@ def discover() -> list[str]:
             start = body.find(f"module {module}")
             end = body.find("endmodule", start)
             used_by_table |= set(opsim._WORD_RE.findall(body[start:end])) - {module}
-    return sorted(m for m in clocked if m in table or m not in used_by_table)
+    listed = [m for m in table if m in index]  # reductions have no ce, but are operators
+    return sorted({*listed, *(m for m in clocked if m not in used_by_table)})
 
 
 def _script(modules: list[str]) -> str:

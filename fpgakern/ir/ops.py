@@ -361,7 +361,7 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op("to_int32", 1, "elementwise", FLOAT, _to_int32, "fk::to_int32({0})",
        "float32 to int32, truncating; NaN and out of range give INT32_MIN",
        result_dtype="int32",
-       rtl={"float32": RtlImpl("fk_fp32_to_int32", 2, luts=164, ffs=65, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_to_int32", 2, luts=156, ffs=65, dsps=0)}),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (
