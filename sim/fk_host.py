@@ -57,7 +57,8 @@ class FastMemory:
     name = "fast"
     per_cycle_python = False  # no Python coroutine needs the clock while a kernel runs
 
-    def __init__(self, latency: int, stall_permille: int = 0, seed: int = 1) -> None:
+    def __init__(self, latency: int, stall_permille: int = 0, seed: int = 1,
+                 write_latency: int | None = None) -> None:
         lib = ctypes.CDLL(None)  # the simulation executable exports fk_mem_* (-rdynamic)
         u64, c = ctypes.c_ulonglong, ctypes
         lib.fk_mem_alloc.restype = u64
@@ -73,6 +74,7 @@ class FastMemory:
         lib.fk_mem_port_stats.argtypes = [c.c_int, c.POINTER(u64), c.c_int]
         self.lib = lib
         self.latency = latency
+        self.write_latency = latency if write_latency is None else write_latency
         self.stall_permille = stall_permille
         self.seed = seed
 
@@ -81,7 +83,8 @@ class FastMemory:
 
     def reset(self) -> None:
         self.lib.fk_mem_reset()
-        self.lib.fk_mem_configure(self.latency, self.latency, 64, self.stall_permille, self.seed)
+        self.lib.fk_mem_configure(self.latency, self.write_latency, 64, self.stall_permille,
+                                  self.seed)
 
     def alloc(self, size: int, writable: bool, name: str, offset: int = 0) -> int:
         return int(self.lib.fk_mem_alloc(size, int(writable), name.encode(), offset))

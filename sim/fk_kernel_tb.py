@@ -38,7 +38,8 @@ def timeout_for(p, n: int, latency: int) -> int:
 
 def make_memory(job: dict, p) -> FastMemory | RamMemory:
     if job["memory"] == "fast":
-        return FastMemory(job["latency"], job.get("stall_permille", 0), job.get("seed", 1))
+        return FastMemory(job["latency"], job.get("stall_permille", 0), job.get("seed", 1),
+                          job.get("write_latency"))
     prefixes = [f"cu{i}_m_axi_{b}" for i in range(job["cus"]) for b in p.bundles]
     return RamMemory(prefixes, job.get("ram_bytes", 1 << 26), job.get("backpressure", 0.0),
                      job.get("seed", 1))

@@ -84,13 +84,16 @@ def _table(results: list[SimResult]) -> Table:
               show_default=True,
               help="fast: C++/SV memory model; axiram: cocotbext-axi AxiRam (slow, small sizes).")
 @click.option("--latency", type=click.IntRange(1, 4096), default=DEFAULT_LATENCY,
-              show_default=True, help="Memory latency in cycles (fast model).")
+              show_default=True, help="Memory read latency in cycles (fast model).")
+@click.option("--write-latency", type=click.IntRange(1, 4096), default=None,
+              help="Cycles from the last W beat to B (fast model; default: --latency).")
 @click.option("--waves", is_flag=True,
               help="Record a waveform per simulation (FST; VCD without liblz4-dev).")
 @specs_option
 @json_option
 def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: str | None,
-            size: int, memory: str, latency: int, waves: bool, specs: Path | None,
+            size: int, memory: str, latency: int, write_latency: int | None, waves: bool,
+            specs: Path | None,
             as_json: bool) -> None:
     """Simulate kernels' generated RTL against the numpy reference.
 
@@ -111,7 +114,7 @@ def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: 
         if not as_json:
             err_console.print(f"[dim]simulating {kernel.qualname} opt{r} {d}...[/]")
         results.append(simulate(kernel, r, d, size=size, memory=memory,  # type: ignore[arg-type]
-                                latency=latency, waves=waves))
+                                latency=latency, write_latency=write_latency, waves=waves))
     if as_json:
         print_json({"results": [r.to_json() for r in results]})
     else:

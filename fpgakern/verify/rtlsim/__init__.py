@@ -116,6 +116,7 @@ def simulate(
     size: int = 1000,
     memory: Memory = "fast",
     latency: int = DEFAULT_LATENCY,
+    write_latency: int | None = None,
     waves: bool = False,
     special: bool = True,
     labels: list[str] | None = None,
@@ -129,6 +130,9 @@ def simulate(
     build_speed: str = "auto",
 ) -> SimResult:
     """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
+
+    ``latency`` is the fast model's read latency (AR handshake to first R beat) and, unless
+    ``write_latency`` says otherwise, its write-response latency (last W beat to B).
 
     ``labels`` keeps only those stimulus cases; ``extra_sizes`` adds random cases;
     ``backpressure`` (AxiRam: pause probability per channel and cycle) and
@@ -161,6 +165,7 @@ def simulate(
         "size": size,
         "memory": memory,
         "latency": latency,
+        "write_latency": latency if write_latency is None else write_latency,
         "cus": p.compute_units,
         "special": special,
         "labels": labels,
