@@ -24,6 +24,7 @@ pytest.importorskip("cocotb")
 pytest.importorskip("cocotbext.axi")
 
 HERE = Path(__file__).resolve().parent
+SLOW = pytest.mark.slow  # each case builds a Verilator model (20-60 s on 2 shared cores)
 
 
 def run_smoke(kernel_name: str, rung: int, sizes: list[int], work: Path,
@@ -71,13 +72,15 @@ def run_smoke(kernel_name: str, rung: int, sizes: list[int], work: Path,
     ]
 
 
-@pytest.mark.parametrize("rung", [0, 1, 2, 4])
+@pytest.mark.parametrize("rung", [pytest.param(0, marks=SLOW), pytest.param(1, marks=SLOW),
+                                  2, pytest.param(4, marks=SLOW)])
 def test_add_int32_backpressure(rung, tmp_path):
     sizes = [1, 0, 37, 300] if rung < 2 else [1, 0, 37, 1500]
     results = run_smoke("binary_ops/add", rung, sizes, tmp_path, backpressure=True)
     assert [r["n"] for r in results] == sizes
 
 
+@SLOW
 @pytest.mark.parametrize("rung", [0, 1, 2, 4])
 def test_sum_int32_backpressure(rung, tmp_path):
     sizes = [1, 0, 37, 300] if rung < 2 else [1, 0, 37, 1500]
@@ -85,7 +88,7 @@ def test_sum_int32_backpressure(rung, tmp_path):
     assert [r["n"] for r in results] == sizes
 
 
-@pytest.mark.parametrize("rung", [0, 4])
+@pytest.mark.parametrize("rung", [pytest.param(0, marks=SLOW), 4])
 def test_add_float32_backpressure(rung, tmp_path):
     sizes = [1, 37, 300]
     results = run_smoke("binary_ops/add", rung, sizes, tmp_path, backpressure=True,
@@ -97,10 +100,10 @@ def test_add_float32_backpressure(rung, tmp_path):
 # dataflow rungs must hide the latency. Cycles run from the ap_start write to the
 # CTRL read that shows ap_done, so they include a few AXI-Lite polling cycles.
 @pytest.mark.parametrize(("kernel", "rung", "n", "minimum"), [
-    ("binary_ops/add", 2, 16384, 0.95),
+    pytest.param("binary_ops/add", 2, 16384, 0.95, marks=SLOW),
     ("binary_ops/add", 4, 65536, 15.2),
-    ("reduce_ops/sum", 2, 16384, 0.95),
-    ("reduce_ops/sum", 4, 65536, 15.2),
+    pytest.param("reduce_ops/sum", 2, 16384, 0.95, marks=SLOW),
+    pytest.param("reduce_ops/sum", 4, 65536, 15.2, marks=SLOW),
 ])
 def test_dataflow_throughput(kernel, rung, n, minimum, tmp_path):
     (result,) = run_smoke(kernel, rung, [n], tmp_path, memory="lean")

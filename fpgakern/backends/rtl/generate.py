@@ -141,6 +141,16 @@ class _Pointer:
     bundle: str
 
 
+# What the generated RTL of each rung is, for the header comment of the top module.
+_RTL_SUMMARY = {
+    "naive": "single-beat AXI transfers per element, one transaction outstanding",
+    "buffered": "burst engines and on-chip chunk buffers, phases in sequence",
+    "dataflow": "concurrent read, compute and write engines joined by FIFOs, II=1",
+    "multi_cu": "the dataflow kernel; each compute unit is one instance with its own ports",
+    "vectorized": "lane-parallel datapath on 512-bit AXI ports, dataflow engines",
+}
+
+
 @functools.cache
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
@@ -243,7 +253,8 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
 
     kernel = plan.kernel
     top_text = env.get_template(arch.template).render(
-        header=_header(plan, plan.top, f"Vitis RTL kernel, {plan.rung.summary}"),
+        header=_header(plan, plan.top,
+                       f"Vitis RTL kernel, {_RTL_SUMMARY.get(plan.rung.name, plan.rung.summary)}"),
         top=plan.top,
         ctrl=_control(iface),
         bundles=plan.bundles,
