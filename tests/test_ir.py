@@ -96,9 +96,9 @@ def test_int_arithmetic_wraps():
         np.iinfo(np.int32).min]
 
 
-def test_relu_keeps_nan_and_gives_positive_zero():
+def test_relu_keeps_nan_and_negative_zero_like_torch():
     out = OPS["relu"].reference(f32(np.nan, -0.0, -3, 2))
-    assert np.isnan(out[0]) and bits(out[1:]) == bits(f32(0.0, 0.0, 2))
+    assert np.isnan(out[0]) and bits(out[1:]) == bits(f32(-0.0, 0.0, 2))
 
 
 def test_to_int32_out_of_range_is_int_min():

@@ -181,11 +181,9 @@ def _abs(x: np.ndarray) -> np.ndarray:
 
 
 def _relu(x: np.ndarray) -> np.ndarray:
-    """torch.relu: x for x > 0, +0 otherwise, NaN stays NaN."""
-    zero = np.zeros_like(x)
-    if not _is_float(x):
-        return np.where(x > 0, x, zero)
-    return np.where(np.isnan(x) | (x > 0), x, zero)
+    """torch.relu: +0 for x < 0, else x (so NaN stays NaN and -0 stays -0, as torch's
+    clamp_min(x, 0) gives)."""
+    return np.where(x < 0, np.zeros_like(x), x)
 
 
 def _sqrt(x: np.ndarray) -> np.ndarray:
@@ -343,7 +341,7 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op("abs", 1, "elementwise", BOTH, _abs, "fk::abs({0})", "absolute value",
        rtl={"float32": RtlImpl("fk_fp32_abs", 0, luts=0, ffs=0, dsps=0),
             "int32": RtlImpl("fk_int32_abs", 1, luts=63, ffs=32, dsps=0)}),
-    Op("relu", 1, "elementwise", BOTH, _relu, "fk::relu({0})", "max(x, 0); NaN stays NaN",
+    Op("relu", 1, "elementwise", BOTH, _relu, "fk::relu({0})", "+0 for x < 0, else x; NaN and -0 pass",
        rtl={"float32": RtlImpl("fk_fp32_relu", 0, luts=41, ffs=0, dsps=0),
             "int32": RtlImpl("fk_int32_relu", 0, luts=31, ffs=0, dsps=0)}),
     Op("sqrt", 1, "elementwise", FLOAT, _sqrt, "hls::sqrt({0})",

@@ -38,8 +38,8 @@ inline int32_t wrap(uint32_t x) { return static_cast<int32_t>(x); }
 inline int32_t abs(int32_t x) { return x < 0 ? wrap(0u - static_cast<uint32_t>(x)) : x; }
 inline float abs(float x) { return hls::fabs(x); }
 
-// torch.relu: x for x > 0, +0 otherwise; NaN stays NaN.
-inline float relu(float x) { return (x > 0.0f || x != x) ? x : 0.0f; }
+// torch.relu: +0 for x < 0, else x (NaN and -0 pass through, as in torch).
+inline float relu(float x) { return x < 0.0f ? 0.0f : x; }
 inline int32_t relu(int32_t x) { return x > 0 ? x : 0; }
 
 // torch.div: true division for float; for int32 rounding_mode='trunc', with x / 0 = -1

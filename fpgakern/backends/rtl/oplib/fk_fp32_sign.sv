@@ -25,14 +25,15 @@ module fk_fp32_neg (
     assign y = {~a[31], a[30:0]};
 endmodule
 
-// torch.relu: a when a > 0 or a is NaN (the NaN passes through), else +0 (so -0 -> +0).
+// torch.relu: +0 when a < 0, else a (NaN and -0 pass through, as torch's clamp_min gives).
 module fk_fp32_relu (
     input  logic clk, input logic ce, input logic [31:0] a,
     output logic [31:0] y
 );
-    logic nan;
-    assign nan = (&a[30:23]) & (|a[22:0]);
-    assign y   = (a[31] && !nan) ? 32'd0 : a;
+    logic nan, below_zero;
+    assign nan        = (&a[30:23]) & (|a[22:0]);
+    assign below_zero = a[31] && !nan && (|a[30:0]);  // negative and not -0
+    assign y          = below_zero ? 32'd0 : a;
 endmodule
 /* verilator lint_on UNUSEDSIGNAL */
 /* verilator lint_on DECLFILENAME */
