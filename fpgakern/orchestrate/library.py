@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fpgakern.backends import host
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ladder import Plan
 from fpgakern.link import config, linker, platforms, repro, resolve, xclbin
 from fpgakern.orchestrate.scheduler import GOOD, SKIPPED, BuildResult
 from fpgakern.util.files import write_bytes_atomic, write_text_atomic
@@ -25,10 +28,14 @@ class LibraryLink:
     included: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
     error: str | None = None
+    host_entries: list[Path] = field(default_factory=list)
 
 
-def _chosen(result: BuildResult) -> tuple[dict[tuple[str, str], tuple[int, Path]], list[str]]:
-    best: dict[tuple[str, str], tuple[int, Path]] = {}
+Choice = dict[tuple[str, str], tuple[int, Path, Plan]]
+
+
+def _chosen(result: BuildResult) -> tuple[Choice, list[str]]:
+    best: Choice = {}
     left_out = []
     for variant, tasks in result.variants.items():
         by_step = {t.step.name: t for t in tasks}
@@ -40,7 +47,7 @@ def _chosen(result: BuildResult) -> tuple[dict[tuple[str, str], tuple[int, Path]
         path = xo_task.folder / xo_task.outcome.files[0] if xo_task.outcome else None
         key = (variant.kernel, variant.dtype)
         if path and (key not in best or variant.rung > best[key][0]):
-            best[key] = (variant.rung, path)
+            best[key] = (variant.rung, path, tasks[0].plan)
     return best, left_out
 
 
@@ -52,7 +59,7 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
     banks = [b.tag for b in platform.banks if b.family in ("DDR", "HBM")] or \
         [b.tag for b in platform.default_banks]
     inputs, lines = [], ["[connectivity]"]
-    for i, ((kernel, dtype), (rung, path)) in enumerate(sorted(chosen.items())):
+    for i, ((kernel, dtype), (rung, path, _)) in enumerate(sorted(chosen.items())):
         item = resolve.from_xo(path, origin=f"{kernel}@opt{rung}:{dtype}")
         inputs.append(item)
         bank = banks[i % len(banks)]
@@ -68,4 +75,21 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
     write_text_atomic(folder / "library.cfg", text)
     target = folder / f"library_{platform.name}.xclbin"
     write_bytes_atomic(target, data)
-    return LibraryLink(target, [i.origin for i in inputs], left_out)
+    built = [tasks[0].plan.kernel for tasks in result.variants.values()]
+    entries = _host_entries(chosen, built, folder / "host")
+    return LibraryLink(target, [i.origin for i in inputs], left_out, None, entries)
+
+
+def _host_entries(chosen: Choice, built: list[Kernel], out_dir: Path) -> list[Path]:
+    """Per category, the generic fpga_kernel entry over the linked variants' wrappers; a
+    kernel of the category that is not in the library answers "missing" at run time."""
+    by_category: dict[str, list[Plan]] = {}
+    for _, _, plan in chosen.values():
+        by_category.setdefault(plan.kernel.category, []).append(plan)
+    entries = []
+    for category, plans in sorted(by_category.items()):
+        for plan in plans:
+            host.generate(plan, out_dir)
+        kernels = list(dict.fromkeys(k for k in built if k.category == category))
+        entries.append(host.generate_category(category, category, kernels, plans, out_dir))
+    return entries
