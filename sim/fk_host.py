@@ -78,7 +78,7 @@ class FastMemory:
         self.stall_permille = stall_permille
         self.seed = seed
 
-    def start(self, dut, clock, reset) -> None:  # noqa: ARG002 - same signature as RamMemory
+    def start(self, dut, clock, reset) -> None:  # the signature of RamMemory.start
         self.reset()
 
     def reset(self) -> None:
@@ -156,7 +156,7 @@ class RamMemory:
         self.regions = []
         self.next = 0
 
-    def alloc(self, size: int, writable: bool, name: str, offset: int = 0) -> int:  # noqa: ARG002
+    def alloc(self, size: int, writable: bool, name: str, offset: int = 0) -> int:
         start = self.next + offset
         end = -(-(start + max(size, 1)) // PAGE) * PAGE + PAGE  # one guard page after
         if end > self.size:

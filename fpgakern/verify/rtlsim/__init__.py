@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fpgakern import paths
-from fpgakern.errors import ToolError, UsageError
+from fpgakern.errors import UsageError
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan, plan
 from fpgakern.verify.rtlsim.models import Model, build, wave_format
@@ -144,16 +144,16 @@ def simulate(
     p = plan(kernel, rung, dtype)
     result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
                        ideal_elements_per_cycle=p.ideal_elements_per_cycle)
+    from fpgakern.backends.rtl.schedule import NoRtlOperator
+
     try:
         largest = max([size, *(extra_sizes or [])])
         speed = build_speed if build_speed != "auto" else (
             "quick" if largest <= QUICK_BUILD_MAX_SIZE else "fast")
         model = build_model(p, memory, waves=waves, speed=speed)
-    except (UsageError, ToolError) as error:
-        if type(error).__name__ == "NoRtlOperator" or isinstance(error, UsageError):
-            result.skipped = result.message = str(error)
-            return result
-        raise
+    except (NoRtlOperator, UsageError) as error:  # the RTL backend cannot build it (yet)
+        result.skipped = result.message = str(error)
+        return result
     result.build_seconds, result.build_cached = model.seconds, model.cached
     folder = run_dir or run_dir_for(p, memory)
     wave_file = folder / f"waves.{wave_format()}" if waves else None
