@@ -8,6 +8,7 @@ writes its result to the job's ``result`` path.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -59,6 +60,14 @@ def run_test(model: Model, test_module: str, job: dict, run_dir: Path, *,
     """
     run_dir = run_dir.resolve()  # the simulation runs inside it
     run_dir.mkdir(parents=True, exist_ok=True)
+    # Two runs of the same variant (two shells, pytest-xdist) take turns in its folder.
+    with open(run_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _run_locked(model, test_module, job, run_dir, waves, timeout)
+
+
+def _run_locked(model: Model, test_module: str, job: dict, run_dir: Path,
+                waves: Path | None, timeout: float) -> tuple[dict | None, str]:
     result_file = run_dir / "result.json"
     result_file.unlink(missing_ok=True)
     job = {**job, "result": str(result_file)}
