@@ -87,19 +87,53 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
                 cus: int | None = None, speed: str = "fast") -> Model:
     """Generate ``p``'s RTL and build it with its wrapper (cached by content).
 
+    Quick builds of rung 2 and rung 3 share one model when the two rungs' generated RTL
+    is the same (rung 3 is the rung-2 kernel as N compute units): the N-CU model runs a
+    rung-2 call on its first CU. Fast builds stay separate, since idle CUs still cost
+    simulation time every cycle.
+
     Raises NoRtlOperator (a ToolError) when an op has no RTL operator yet, UsageError
     when the RTL backend does not support the kernel.
     """
     from fpgakern.backends.rtl.generate import generate
 
+    source = p
+    if cus is None and speed == "quick":
+        twin = _multi_cu_twin(p)
+        if twin is not None:
+            source, cus = plan(p.kernel, 2, p.dtype.name), twin.compute_units
     cus = cus or p.compute_units
     with tempfile.TemporaryDirectory(prefix="fk-rtl-") as tmp:
-        rtl = generate(p, Path(tmp))
+        rtl = generate(source, Path(tmp))
         top_file = next(f for f in rtl.files if f.name == f"{rtl.top}.sv")
-        bundles = {b: p.port_bits for b in p.bundles}
+        bundles = {b: source.port_bits for b in source.bundles}
         wrapper_text = render(rtl.top, top_file, bundles, cus, memory)
-        name = f"{rtl.top}-opt{p.rung.index}-{memory}-{cus}cu"
+        name = f"{rtl.top}-opt{source.rung.index}-{memory}-{cus}cu"
         return build(name, rtl.files, wrapper_text, public_config(), waves=waves, speed=speed)
+
+
+def _multi_cu_twin(p: Plan) -> Plan | None:
+    """The rung-3 plan whose model can also run ``p`` (rung 2 or 3), if the kernel has
+    both rungs and they generate the same RTL apart from comments."""
+    from fpgakern.backends.rtl.generate import generate
+
+    k, d = p.kernel, p.dtype.name
+    if p.rung.index not in (2, 3) or not {2, 3} <= set(k.rungs):
+        return None
+    two, three = plan(k, 2, d), plan(k, 3, d)
+    if two.bundles != three.bundles or two.port_bits != three.port_bits:
+        return None
+    with tempfile.TemporaryDirectory(prefix="fk-rtl-") as tmp:
+        texts = []
+        for q, sub in ((two, "2"), (three, "3")):
+            rtl = generate(q, Path(tmp) / sub)
+            generated = sorted(f for f in rtl.files if Path(tmp) in f.parents)
+            texts.append([(f.name, _code(f.read_text())) for f in generated])
+    return three if texts[0] == texts[1] else None
+
+
+def _code(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
 
 
 def run_dir_for(p: Plan, memory: str) -> Path:
@@ -217,7 +251,7 @@ def regmap_tests(kernel: Kernel, rung: int, dtype: str, *, latency: int = DEFAUL
                  run_dir: Path | None = None) -> tuple[list[TestOutcome], str]:
     """Run the register-map tests (sim/fk_regmap_tb.py) on one kernel variant."""
     p = plan(kernel, rung, dtype)
-    model = build_model(p, "fast", cus=1, speed="quick")
+    model = build_model(p, "fast", speed="quick")
     job = {"specs": str(kernel.source.parent.parent), "kernel": kernel.qualname,
            "rung": rung, "dtype": dtype, "latency": latency}
     folder = run_dir or run_dir_for(p, "fast").with_name("sim-regmap")
