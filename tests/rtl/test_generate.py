@@ -178,6 +178,7 @@ def test_microarch_numbers():
     p2 = plan(kernel("binary_ops/add"), 2, "int32")
     arch = gen.microarch(p2, 4)
     assert arch.max_burst == 64 and arch.in_fifo_depth == 256
-    assert arch.out_fifo_depth >= 2 * arch.max_burst + 4
+    assert arch.max_write_burst == 16 and arch.write_outstanding == 16  # HLS defaults
+    assert arch.out_fifo_depth >= 2 * arch.max_write_burst + 4
     p0 = plan(kernel("binary_ops/add"), 0, "int32")
     assert gen.microarch(p0, 4).max_burst == 1 and gen.microarch(p0, 4).read_outstanding == 1

@@ -44,13 +44,18 @@ class Microarch:
     """The numbers a rung sets for the generated RTL (docs/rtl.md explains each)."""
 
     template: str
-    max_burst: int  # beats per AXI burst
+    max_burst: int  # beats per AXI read burst
     read_outstanding: int  # bursts in flight per read engine
     write_outstanding: int  # bursts awaiting B per write engine
     in_fifo_depth: int  # beats of buffering per input (dataflow) or chunk buffer (sequential)
     out_fifo_depth: int  # beats of output FIFO
     sink_fifo_depth: int = 0  # reductions: beats of FIFO in front of the accumulator
     chunk: int = 0  # elements per phase (sequential template only)
+    write_burst: int = 0  # beats per AXI write burst (0: max_burst)
+
+    @property
+    def max_write_burst(self) -> int:
+        return self.write_burst or self.max_burst
 
 
 def _pow2_at_least(value: int) -> int:
@@ -62,18 +67,24 @@ def microarch(plan: Plan, latency: int) -> Microarch:
     beat_bytes = plan.port_bits // 8
     page_beats = AXI_BOUNDARY_BYTES // beat_bytes
     if plan.rung.dataflow:
-        # 64-beat bursts (4 KiB at 512 bit, the most a page allows). Four bursts of input
-        # buffering let the engine keep 256 beats in flight, far more than the 64-cycle read
-        # latency plus one burst that II=1 needs. The output FIFO holds two bursts (a write
-        # burst is requested once its data is all there) plus the pipeline's contents.
+        # Reads: 64-beat bursts (4 KiB at 512 bit, the most a page allows). Four bursts of
+        # input buffering let the engine keep 256 beats in flight, far more than the
+        # 64-cycle read latency plus one burst that II=1 needs.
+        # Writes: 16-beat bursts, 16 outstanding (the HLS m_axi defaults). A write burst is
+        # requested once all its data is committed, so W trails the data by up to one
+        # burst: short bursts keep that lag (paid once, at the end of a run) small, and 16
+        # of them in flight cover a 64-cycle write response latency several times over.
+        # The output FIFO holds two write bursts plus the pipeline's contents.
         burst = min(64, page_beats, AXI_BURST_MAX_BEATS)
+        write_burst = min(16, burst)
         return Microarch(
             template="top_dataflow.sv.j2",
             max_burst=burst,
+            write_burst=write_burst,
             read_outstanding=8,
-            write_outstanding=8,
+            write_outstanding=16,
             in_fifo_depth=4 * burst,
-            out_fifo_depth=_pow2_at_least(2 * burst + latency + 8),
+            out_fifo_depth=_pow2_at_least(2 * write_burst + latency + 8),
         )
     if plan.rung.buffered:
         # One chunk per phase: each input's chunk is burst into its buffer, then the chunk

@@ -2,10 +2,13 @@
 // starting at `base`, as a sequence of INCR bursts.
 //
 // Burst rules as in fk_axi_read (<= MAX_BURST beats, never across 4 KiB, `base` aligned to
-// the beat size). A burst is requested only once all its data has arrived in the FIFO in
-// front of this engine (counted by data_arrived pulses), the way HLS masters buffer writes:
-// the W beats of a burst then follow back to back and never hold the interconnect. The
-// FIFO must therefore hold at least MAX_BURST beats. W does not wait for AWREADY (AXI
+// the beat size). A burst is requested only once all its data is committed: counted by
+// data_committed pulses, one per beat that is in the FIFO in front of this engine or on
+// its way there through a pipeline that never stalls or drops a beat. The W beats of a
+// burst then follow within that pipeline's latency, as in HLS masters, which buffer a
+// burst before requesting it; counting beats as they enter the pipeline rather than the
+// FIFO keeps the last burst from waiting for its whole data before its AW goes out.
+// The FIFO must hold at least MAX_BURST beats. W does not wait for AWREADY (AXI
 // forbids that dependency); it follows the burst lengths queued when each AW was raised.
 // The final beat of the whole transfer carries last_strb, so a tail that does not fill a
 // word never writes bytes past the end of the buffer. At most MAX_OUTSTANDING bursts wait
@@ -25,7 +28,7 @@ module fk_axi_write #(
     input  logic [DATA_W/8-1:0]   last_strb,
     output logic                  idle,
 
-    input  logic                  data_arrived,  // one beat entered the FIFO feeding in_*
+    input  logic                  data_committed,  // one more beat will reach in_*
     input  logic                  in_valid,
     output logic                  in_ready,
     input  logic [DATA_W-1:0]     in_data,
@@ -56,7 +59,7 @@ module fk_axi_write #(
     // ------------------------------------------------------------------ AW
     logic [63:0]        addr;
     logic [COUNT_W-1:0] remaining;   // beats not yet requested
-    logic [COUNT_W:0]   avail;       // beats arrived and not yet claimed by a burst
+    logic [COUNT_W:0]   avail;       // beats committed and not yet claimed by a burst
     logic [OUT_W-1:0]   outstanding; // bursts requested and not yet answered on B
     logic [PAGE_W-1:0]  page_beats;
     logic [LEN_W-1:0]   len;
@@ -101,7 +104,7 @@ module fk_axi_write #(
             end else if (awready) begin
                 awvalid <= 1'b0;
             end
-            avail <= avail + (COUNT_W + 1)'(data_arrived) - (issue ? (COUNT_W + 1)'(len) : '0);
+            avail <= avail + (COUNT_W + 1)'(data_committed) - (issue ? (COUNT_W + 1)'(len) : '0);
             outstanding <= outstanding + OUT_W'(issue) - OUT_W'(b_done);
         end
     end

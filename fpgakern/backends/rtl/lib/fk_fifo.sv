@@ -5,7 +5,8 @@
 // issued only when its word is sure to find room in the output register, so the FIFO moves
 // one word per cycle with in_ready and out_valid both steady. Capacity is DEPTH words in
 // the RAM plus up to three in the read path; producers that count credits use DEPTH.
-// Latency from a push to out_valid: 3 cycles.
+// A word pushed while the RAM and its read path are empty and the output register has
+// room bypasses the RAM: out_valid rises the next cycle. Otherwise it takes 3 cycles.
 module fk_fifo #(
     parameter int WIDTH = 32,
     parameter int DEPTH = 16  // a power of two, >= 2
@@ -23,7 +24,7 @@ module fk_fifo #(
 
     logic [WIDTH-1:0] ram [DEPTH];
     logic [AW:0]      wr_ptr, rd_ptr;
-    logic             push, ram_read, pop;
+    logic             push, ram_push, bypass, ram_read, pop;
     logic             ram_empty;
     logic [WIDTH-1:0] ram_q;
     logic             ram_q_valid;  // ram_q holds the word read last cycle
@@ -34,6 +35,10 @@ module fk_fifo #(
     assign ram_empty = wr_ptr == rd_ptr;
     assign in_ready  = (wr_ptr - rd_ptr) != (AW + 1)'(DEPTH);
     assign push      = in_valid && in_ready;
+    // Order is kept: the bypass is taken only when nothing older is in the RAM path.
+    assign bypass    = push && ram_empty && !ram_q_valid
+                    && ({1'b0, out_count} - {2'b0, pop}) <= 3'd1;
+    assign ram_push  = push && !bypass;
     assign out_valid = out_count != 2'd0;
     assign out_data  = out_reg[out_head];
     assign pop       = out_valid && out_ready;
@@ -42,7 +47,7 @@ module fk_fifo #(
                     && ({1'b0, out_count} + {2'b0, ram_q_valid} - {2'b0, pop}) <= 3'd1;
 
     always_ff @(posedge clk) begin
-        if (push) ram[wr_ptr[AW-1:0]] <= in_data;
+        if (ram_push) ram[wr_ptr[AW-1:0]] <= in_data;
         if (ram_read) ram_q <= ram[rd_ptr[AW-1:0]];
     end
 
@@ -55,16 +60,17 @@ module fk_fifo #(
             out_tail    <= 1'b0;
             out_count   <= '0;
         end else begin
-            if (push) wr_ptr <= wr_ptr + 1'b1;
+            if (ram_push) wr_ptr <= wr_ptr + 1'b1;
             if (ram_read) rd_ptr <= rd_ptr + 1'b1;
             ram_q_valid <= ram_read;
-            if (ram_q_valid) out_tail <= !out_tail;
+            if (ram_q_valid || bypass) out_tail <= !out_tail;
             if (pop) out_head <= !out_head;
-            out_count <= out_count + {1'b0, ram_q_valid} - {1'b0, pop};
+            out_count <= out_count + {1'b0, ram_q_valid || bypass} - {1'b0, pop};
         end
     end
 
     always_ff @(posedge clk) begin
         if (ram_q_valid) out_reg[out_tail] <= ram_q;
+        else if (bypass) out_reg[out_tail] <= in_data;
     end
 endmodule
