@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from fpgakern.backends.rtl import sources
 from fpgakern.errors import ToolError
 from fpgakern.ir.ops import OPS
 from fpgakern.paths import cache_dir
@@ -92,7 +93,7 @@ def discover() -> list[str]:
     counted inside its wrappers, not on its own)."""
     index = opsim.module_index()
     table = _op_table_modules()
-    texts = {path: opsim._COMMENT_RE.sub("", path.read_text()) for path in set(index.values())}
+    texts = {path: sources.strip_comments(path.read_text()) for path in set(index.values())}
     clocked = [m for m, path in index.items()
                if re.search(r"\bclk\b", _header(texts[path], m))
                and re.search(r"\bce\b", _header(texts[path], m))]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -27,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
+from fpgakern.backends.rtl import sources
 from fpgakern.errors import ToolError
 from fpgakern.paths import cache_dir
 from fpgakern.verify import tools
 
-OPLIB_DIR = Path(__file__).resolve().parents[1] / "backends" / "rtl" / "oplib"
+OPLIB_DIR = sources.OPLIB_DIR
 HARNESS = Path(__file__).resolve().with_name("opsim_harness.cpp")
 
 # -O3 and x-assign/x-initial fast are free speed (reference/sim-figures.md); --threads is
@@ -39,43 +39,21 @@ HARNESS = Path(__file__).resolve().with_name("opsim_harness.cpp")
 VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2")
 MAX_LATENCY = 64  # measure_latency searches shifts 0..MAX_LATENCY
 
-_MODULE_RE = re.compile(r"^\s*module\s+(\w+)", re.MULTILINE)
-_WORD_RE = re.compile(r"\b[A-Za-z_]\w*\b")
-_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
-
-
 # --------------------------------------------------------------------------- sources
+# One module index and dependency walk for the whole RTL backend (backends/rtl/sources).
 
 
 def module_index(folder: Path | None = None) -> dict[str, Path]:
     """Every module defined in the .sv files of ``folder`` (default OPLIB_DIR), mapped to
     its file."""
-    index: dict[str, Path] = {}
-    for path in sorted((folder or OPLIB_DIR).glob("*.sv")):
-        text = _COMMENT_RE.sub("", path.read_text())
-        for name in _MODULE_RE.findall(text):
-            index[name] = path
-    return index
+    return sources.module_index(folder or OPLIB_DIR)
 
 
 def module_sources(module: str, folder: Path | None = None) -> list[Path]:
     """The files ``module`` needs: its own file plus, transitively, every file defining a
     module that one of them mentions. Keeping the list minimal keeps the build cache
     stable when unrelated operator files change."""
-    index = module_index(folder)
-    if module not in index:
-        raise ToolError(f"RTL operator {module!r} is not defined in any .sv file of "
-                        f"{folder or OPLIB_DIR}")
-    needed: list[Path] = []
-    todo = [index[module]]
-    while todo:
-        path = todo.pop()
-        if path in needed:
-            continue
-        needed.append(path)
-        words = set(_WORD_RE.findall(_COMMENT_RE.sub("", path.read_text())))
-        todo.extend(index[w] for w in words if w in index and index[w] not in needed)
-    return sorted(needed)
+    return sources.operator_files([module], folder or OPLIB_DIR)
 
 
 # --------------------------------------------------------------------------- build

@@ -29,7 +29,12 @@ def library_files() -> list[Path]:
     return sorted(LIB_DIR.glob("*.sv"))
 
 
-def _module_index(folder: Path) -> dict[str, Path]:
+def strip_comments(text: str) -> str:
+    return _COMMENT_RE.sub("", text)
+
+
+def module_index(folder: Path = OPLIB_DIR) -> dict[str, Path]:
+    """Every module defined in the .sv files of ``folder``, mapped to its file."""
     index: dict[str, Path] = {}
     for path in sorted(folder.glob("*.sv")):
         for name in _MODULE_RE.findall(_COMMENT_RE.sub("", path.read_text())):
@@ -39,7 +44,7 @@ def _module_index(folder: Path) -> dict[str, Path]:
 
 def operator_files(modules: Iterable[str], folder: Path = OPLIB_DIR) -> list[Path]:
     """The oplib files defining ``modules`` and, transitively, what they instantiate."""
-    index = _module_index(folder)
+    index = module_index(folder)
     needed: list[Path] = []
     todo: list[Path] = []
     for module in modules:
