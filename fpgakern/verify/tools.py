@@ -58,6 +58,23 @@ def env_with_verilator(env: dict[str, str] | None = None) -> dict[str, str]:
     return out
 
 
+def missing_verilator() -> str | None:
+    """Why Verilator cannot run here, or None when it can: steps that need it are skipped
+    with this reason instead of failing the whole build."""
+    try:
+        verilator_bin_dir()
+    except ToolError as err:
+        return str(err)
+    return None
+
+
+def verilator_version() -> str:
+    """Verilator's version line, for task fingerprints ("missing" when absent)."""
+    if missing_verilator():
+        return "missing"
+    return tool_version([str(verilator()), "--version"]) or "verilator"
+
+
 def cxx() -> str:
     """The C++ compiler used for C simulation and Verilator models."""
     compiler = os.environ.get("CXX") or shutil.which("g++")

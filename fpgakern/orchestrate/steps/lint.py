@@ -17,8 +17,11 @@ class Lint(Step):
     name = "lint"
     after = ("rtl",)
 
+    def applies(self, plan: Plan) -> str | None:
+        return tools.missing_verilator()
+
     def fingerprint(self, plan: Plan) -> list[str]:
-        return [tools.tool_version([str(tools.verilator()), "--version"]) or "verilator"]
+        return [tools.verilator_version()]
 
     def run(self, ctx: StepContext) -> StepOutcome:
         data = ctx.upstream["rtl"].data

@@ -20,8 +20,11 @@ class Sim(Step):
     name = "sim"
     after = ("rtl",)
 
+    def applies(self, plan: Plan) -> str | None:
+        return tools.missing_verilator()
+
     def fingerprint(self, plan: Plan) -> list[str]:
-        verilator = tools.tool_version([str(tools.verilator()), "--version"]) or "verilator"
+        verilator = tools.verilator_version()
         return [verilator, str(SIZE), tree_digest("verify", "sim", "backends/rtl", "ir")]
 
     def run(self, ctx: StepContext) -> StepOutcome:
