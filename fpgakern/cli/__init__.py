@@ -25,7 +25,19 @@ Examples:
 
 
 class _Group(click.Group):
-    """Turns FpgakernError into one line on stderr and its exit code, never a traceback."""
+    """Finds commands by module name, importing a command's module only when it is used
+    (so ``fpgakern build`` does not pay for the runtime or the linker), and turns
+    FpgakernError into one line on stderr and its exit code, never a traceback."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        module_name = _COMMAND_MODULES.get(name)
+        if module_name is None:
+            return None
+        command = getattr(importlib.import_module(f"{__name__}.{module_name}"), "command", None)
+        return command if isinstance(command, click.Command) else None
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -49,14 +61,7 @@ def main() -> None:
     """
 
 
-def _register_commands() -> None:
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        command = getattr(module, "command", None)
-        if isinstance(command, click.Command):
-            main.add_command(command)
-
-
-_register_commands()
+# Command name -> module: each public module of this package holds one command, named
+# after the module (the ``list`` command lives in ``list.py``).
+_COMMAND_MODULES = {info.name: info.name for info in pkgutil.iter_modules(__path__)
+                    if not info.name.startswith("_")}

@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fpgakern.backends import host
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
-from fpgakern.link import config, linker, platforms, repro, resolve, xclbin
 from fpgakern.orchestrate.scheduler import GOOD, SKIPPED, BuildResult
-from fpgakern.util.files import write_bytes_atomic, write_text_atomic
+from fpgakern.orchestrate.step import tree_digest
+from fpgakern.util.files import sha256_file, sha256_text, write_bytes_atomic, write_text_atomic
 
 DEFAULT_PLATFORM = "u55c"  # 32 HBM pseudo-channels: room for the whole library's ports
 LIBRARY_DIR = "library"
@@ -52,10 +51,24 @@ def _chosen(result: BuildResult) -> tuple[Choice, list[str]]:
 
 
 def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> LibraryLink:
+    # The linker is imported here so that builds which do not link never load it.
+    from fpgakern.link import config, linker, platforms, repro, resolve, xclbin
+
     chosen, left_out = _chosen(result)
     if not chosen:
         return LibraryLink(None, [], left_out, "no kernel built cleanly: nothing to link")
     platform = platforms.load(platform_name)
+    folder = result.root / LIBRARY_DIR
+    target = folder / f"library_{platform.name}.xclbin"
+    origins = [f"{kernel}@opt{rung}:{dtype}"
+               for (kernel, dtype), (rung, _, _) in sorted(chosen.items())]
+    key = sha256_text(platform.name, tree_digest("link", "backends/host", "hls_templates"),
+                      *(f"{origin} {sha256_file(path)}" for origin, (_, path, _) in
+                        zip(origins, (chosen[k] for k in sorted(chosen)), strict=True)))
+    key_file = folder / f".library_{platform.name}.key"
+    if target.is_file() and key_file.is_file() and key_file.read_text() == key:
+        entries = sorted((folder / "host").glob("fpga_kernel_*.hpp"))
+        return LibraryLink(target, origins, left_out, None, entries)  # nothing changed
     banks = [b.tag for b in platform.banks if b.family in ("DDR", "HBM")] or \
         [b.tag for b in platform.default_banks]
     inputs, lines = [], ["[connectivity]"]
@@ -65,7 +78,6 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
         bank = banks[i % len(banks)]
         lines += [f"sp={item.kernel.name}_1.{arg.name}:{bank}" for arg in item.kernel.memory_args]
     text = "\n".join(lines) + "\n"
-    folder = result.root / LIBRARY_DIR
     try:
         design = linker.link(inputs, platform, config.parse(text, "library.cfg"), "hw")
         data = xclbin.to_xclbin(design, project="library", options="fpgakern build",
@@ -73,16 +85,18 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
     except Exception as err:  # a fit or format problem: report it, keep the variants
         return LibraryLink(None, [i.origin for i in inputs], left_out, str(err))
     write_text_atomic(folder / "library.cfg", text)
-    target = folder / f"library_{platform.name}.xclbin"
     write_bytes_atomic(target, data)
     built = [tasks[0].plan.kernel for tasks in result.variants.values()]
     entries = _host_entries(chosen, built, folder / "host")
+    write_text_atomic(key_file, key)  # last: the library is complete
     return LibraryLink(target, [i.origin for i in inputs], left_out, None, entries)
 
 
 def _host_entries(chosen: Choice, built: list[Kernel], out_dir: Path) -> list[Path]:
     """Per category, the generic fpga_kernel entry over the linked variants' wrappers; a
     kernel of the category that is not in the library answers "missing" at run time."""
+    from fpgakern.backends import host
+
     by_category: dict[str, list[Plan]] = {}
     for _, _, plan in chosen.values():
         by_category.setdefault(plan.kernel.category, []).append(plan)

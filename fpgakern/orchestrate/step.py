@@ -106,18 +106,26 @@ def steps() -> dict[str, Step]:
     return ordered
 
 
-@functools.cache
 def tree_digest(*folders: str) -> str:
     """A hash of every file below the given folders (relative to the package or the
     source root), for step fingerprints: editing a template or a generator rebuilds."""
     digest = hashlib.sha256(__version__.encode())
     for folder in folders:
-        root = _locate(folder)
-        for path in sorted(p for p in root.rglob("*") if p.is_file()):
-            if "__pycache__" in path.parts or path.suffix == ".pyc":
-                continue
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+        digest.update(_folder_digest(folder).encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _folder_digest(folder: str) -> str:
+    """One folder's digest, computed once per process however many steps ask."""
+    digest = hashlib.sha256(folder.encode())
+    root = _locate(folder)
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    for path in files:
+        if "__pycache__" in path.parts or path.suffix == ".pyc":
+            continue
+        digest.update(str(path.relative_to(root.parent)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -11,7 +11,7 @@ import json
 
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
-from fpgakern.verify import rtlsim, tools
+from fpgakern.verify import tools
 
 SIZE = 16384
 
@@ -28,6 +28,8 @@ class Sim(Step):
         return [verilator, str(SIZE), tree_digest("verify", "sim", "backends/rtl", "ir")]
 
     def run(self, ctx: StepContext) -> StepOutcome:
+        from fpgakern.verify import rtlsim  # cocotb and the simulator: only when it runs
+
         plan = ctx.plan
         folder = ctx.work / "sim"
         result = rtlsim.simulate(plan.kernel, plan.rung.index, plan.dtype.name, size=SIZE,

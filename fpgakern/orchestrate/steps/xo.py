@@ -7,7 +7,6 @@ from pathlib import Path
 
 from fpgakern.backends.hls.generator import sources_in
 from fpgakern.ladder import Plan
-from fpgakern.link.xo import write_xo
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
 from fpgakern.orchestrate.steps.rtl import rtl_files
 
@@ -21,6 +20,8 @@ class Xo(Step):
         return [tree_digest("link")]
 
     def run(self, ctx: StepContext) -> StepOutcome:
+        from fpgakern.link.xo import write_xo  # the linker's packages: only when it runs
+
         hls = sources_in(ctx.plan, ctx.work)
         rtl = [Path(f) for f in rtl_files(ctx)] if "rtl" in ctx.upstream else []
         target = ctx.work / f"{ctx.plan.top}.xo"
