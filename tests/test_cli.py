@@ -31,7 +31,7 @@ def test_help_lists_commands_and_examples():
 def test_list_shows_every_kernel(library):
     result = run("list", "--json")
     assert result.exit_code == 0
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     names = {k["kernel"] for c in data["categories"] for k in c["kernels"]}
     assert names == {k.qualname for k in library.kernels}
     table = run("list").output
@@ -42,7 +42,7 @@ def test_build_writes_manifest_and_passes_csim(tmp_path):
     result = run("build", "binary_ops/add", "--opt", "4", "--out", str(tmp_path), "--json",
                  "--until", "csim")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["schema_version"] == 1
     assert {r["dtype"] for r in data["variants"]} == {"float32", "int32"}
     assert all(r["passed"] for r in data["variants"])

@@ -41,7 +41,7 @@ def build(project: Path, *args: str, out: Path | None = None) -> dict:
         main, ["build", "--all", "--specs", str(project / "kernel_specs"), "--out", str(out),
                "--until", "csim", "--json", *args], catch_exceptions=False)
     assert result.exit_code in (0, 1), result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 def statuses(data: dict) -> dict[tuple[str, int, str, str], str]:
@@ -154,7 +154,7 @@ def test_failure_keeps_going_and_retry_reruns_only_failures(specs, monkeypatch):
                                        "--out", str(specs / "build"), "--until", "csim",
                                        "--json", "--jobs", "1"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    retried = json.loads(result.output)
+    retried = json.loads(result.stdout)
     assert {v["kernel"] for v in retried["variants"]} == {"unary_ops/exp"}
     assert {s for k, s in statuses(retried).items() if k[3] == "hls"} == {"cached"}
 
@@ -196,7 +196,7 @@ def test_unknown_step_and_executor_errors(specs):
 def test_doctor_lists_tools():
     result = CliRunner().invoke(main, ["doctor", "--json"])
     assert result.exit_code == 0
-    names = {t["name"] for t in json.loads(result.output)["tools"]}
+    names = {t["name"] for t in json.loads(result.stdout)["tools"]}
     assert {"g++", "verilator", "yosys", "v++", "torch"} <= names
 
 
@@ -209,7 +209,7 @@ def test_missing_verilator_skips_lint_and_sim_with_the_reason(specs, monkeypatch
                "--out", str(specs / "build"), "--json", "--jobs", "1"],
         catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     tasks = {t["step"]: t for t in data["variants"][0]["tasks"]}
     assert tasks["lint"]["status"] == tasks["sim"]["status"] == "skipped"
     assert "verilator not found" in tasks["sim"]["detail"]

@@ -41,7 +41,7 @@ def test_json(project):
     result = run("binary_ops/add", "--opt", "4", "--dtype", "int32", "--size", "200",
                  "--json")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)["results"]
+    rows = json.loads(result.stdout)["results"]
     assert len(rows) == 1 and set(rows[0]) >= REQUIRED
     row = rows[0]
     assert row["passed"] is True and row["kernel"] == "binary_ops/add" and row["rung"] == 4
@@ -68,7 +68,7 @@ def test_skipped_kernel_is_reported(project, monkeypatch):
     monkeypatch.setattr(gen, "generate", no_operator)
     result = run("unary_ops/exp", "--opt", "2", "--json")
     assert result.exit_code == 0, result.output
-    row = json.loads(result.output)["results"][0]
+    row = json.loads(result.stdout)["results"][0]
     assert row["passed"] is None and row["status"] == "skipped"
     assert "no RTL operator" in row["message"]
     table = run("unary_ops/exp", "--opt", "2")
