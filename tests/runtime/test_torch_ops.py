@@ -71,29 +71,44 @@ def test_op_equals_torch(qualname, dtype):
     for tensors in _inputs(kernel, dtype):
         with warnings.catch_warnings():
             warnings.simplefilter("error", fk_torch.FallbackWarning)  # must run the kernel
+            if (kernel.name, dtype) == ("sum", "int32"):
+                # The int64 result comes from the kernel only when it cannot overflow.
+                bound = tensors[0].numel() * int(tensors[0].abs().max())
+                warnings.simplefilter("ignore" if bound >= 2**31 else "error",
+                                      fk_torch.FallbackWarning)
             ours = op(*tensors)
-        assert ours.dtype == TORCH[dtype]
+        assert ours.dtype == getattr(torch, kernel.name)(*tensors).dtype
         _judge(kernel, dtype, tensors, ours)
 
 
 def _judge(kernel, dtype, tensors, ours):
     name, is_float = kernel.name, dtype == "float32"
     if name == "div" and not is_float:
+        # torch.div on integers is true division in float32: the float32 kernel runs on
+        # the converted operands, so x/0 gives +-inf and 0/0 NaN exactly as torch's.
+        assert ours.dtype == torch.float32
+        assert _bits_equal(torch.div(*tensors), ours).all()
         a, b = tensors
-        # torch raises on x/0 and dies of SIGFPE on INT32_MIN / -1 (x86 idiv overflow), so
-        # torch only sees the other pairs; the op table gives -1 and INT32_MIN for those.
+        # rounding_mode="trunc" is the int32 kernel. torch raises on x/0 and dies of SIGFPE
+        # on INT32_MIN / -1 (x86 idiv overflow), so torch only sees the other pairs; the
+        # op table gives -1 and INT32_MIN for those.
+        truncated = torch.ops.fpgakern.div(a, b, rounding_mode="trunc")
+        assert truncated.dtype == torch.int32
         zero = b == 0
         overflow = (a == torch.iinfo(torch.int32).min) & (b == -1)
         safe = torch.where(zero | overflow, torch.ones_like(b), b)
-        truncated = torch.div(torch.where(overflow, torch.ones_like(a), a), safe,
-                              rounding_mode="trunc")
-        want = torch.where(zero, torch.full_like(a, -1), torch.where(overflow, a, truncated))
-        assert _bits_equal(want, ours).all()
+        want = torch.div(torch.where(overflow, torch.ones_like(a), a), safe,
+                         rounding_mode="trunc")
+        want = torch.where(zero, torch.full_like(a, -1), torch.where(overflow, a, want))
+        assert _bits_equal(want, truncated).all()
         return
     if name == "sum":
         if not is_float:
-            assert _bits_equal(torch.sum(tensors[0], dtype=torch.int32), ours).all()
-            assert torch.sum(tensors[0]).dtype == torch.int64  # torch promotes
+            # torch sums integers into int64; the op does too whenever the int32 kernel
+            # cannot overflow (else it falls back, see test_int_sum_beyond_int32).
+            assert torch.equal(torch.sum(tensors[0]), ours)
+            wrapped = torch.ops.fpgakern.sum(tensors[0], dtype=torch.int32)
+            assert torch.equal(torch.sum(tensors[0], dtype=torch.int32), wrapped)
             return
         x = tensors[0].numpy()
         verdict = compare.compare(np.array([np.sum(x.astype(np.float64))], np.float32),
@@ -154,6 +169,39 @@ def test_alpha_rounds_twice_where_torch_fuses(name):
     fused = (a.numpy().astype(np.float64) + sign * 2.5 * b.numpy().astype(np.float64))
     np.testing.assert_array_equal(theirs, fused.astype(np.float32))
     assert (theirs != ours).mean() > 0.1  # so the two differ often (by 1 ulp or more)
+
+
+def test_int_sum_beyond_int32_falls_back():
+    fk_torch.use(fk_torch.device())  # forget earlier warnings: each reason warns once
+    big = torch.full((100,), 2**30, dtype=torch.int32)
+    with pytest.warns(fk_torch.FallbackWarning, match="int32 accumulator"):
+        assert torch.equal(torch.ops.fpgakern.sum(big), torch.sum(big))
+    wrapped = torch.ops.fpgakern.sum(big, dtype=torch.int32)  # asked for: the kernel wraps
+    assert torch.equal(wrapped, torch.sum(big, dtype=torch.int32))
+
+
+def test_unsupported_torch_options_fall_back():
+    fk_torch.use(fk_torch.device())
+    a, b = torch.arange(1, 9, dtype=torch.int32), torch.full((8,), 3, dtype=torch.int32)
+    with pytest.warns(fk_torch.FallbackWarning, match="rounding_mode='floor'"):
+        assert torch.equal(torch.ops.fpgakern.div(-a, b, rounding_mode="floor"),
+                           torch.div(-a, b, rounding_mode="floor"))
+    x = torch.randn(64)
+    with pytest.warns(fk_torch.FallbackWarning, match="into torch.float64"):
+        assert torch.equal(torch.ops.fpgakern.sum(x, dtype=torch.float64),
+                           torch.sum(x, dtype=torch.float64))
+
+
+def test_fake_tensors_follow_torch_dtype_rules():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x = torch.empty(5, 3, dtype=torch.int32)
+        assert torch.ops.fpgakern.div(x, x).dtype == torch.float32
+        assert torch.ops.fpgakern.div(x, x, rounding_mode="trunc").dtype == torch.int32
+        assert torch.ops.fpgakern.sum(x).dtype == torch.int64
+        assert torch.ops.fpgakern.sum(x).shape == ()
+        assert torch.ops.fpgakern.exp(x.float()).shape == (5, 3)
 
 
 def test_shapes_and_int_alpha():
