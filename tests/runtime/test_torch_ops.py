@@ -9,10 +9,10 @@ difference down exactly (docs/runtime.md lists them):
   position); the op table orders -0 < +0 (IEEE 754-2019 maximum/minimum);
 * add/sub with alpha != 1: torch's CPU kernel fuses a + alpha*b into one rounding, the
   kernels round alpha*b first (the spec's expression); alpha = 1 is bit-exact;
-* int32 div: torch.div is true division; the kernel truncates (rounding_mode="trunc"),
-  gives -1 for x/0 where torch raises, and INT32_MIN for INT32_MIN / -1 where torch's CPU
-  kernel dies of SIGFPE;
-* int32 sum: torch.sum promotes to int64; the kernel wraps in int32 (= dtype=torch.int32);
+* int32 div with rounding_mode="trunc" (the int32 kernel): -1 for x/0 where torch raises,
+  and INT32_MIN for INT32_MIN / -1 where torch's CPU kernel dies of SIGFPE. Without a
+  rounding mode the op is torch's true division, computed by the float32 kernel;
+* int32 sum: int64 like torch's (the int32 kernel when it cannot overflow, else the CPU);
 * float sum: the hardware's summation order, within n*2^-24*sum|x| of the exact sum;
 * sqrt: torch's vectorized float32 sqrt is within 1 ulp but not correctly rounded
   (about 8% of random inputs differ); the kernel is correctly rounded;
