@@ -27,7 +27,7 @@ BEGIN, END = "<!-- sweep:begin -->", "<!-- sweep:end -->"
 CHUNK = 1_000_000  # vectors per simulation run, to bound memory
 # Ops whose RTL creates NaNs and so must emit the canonical one; abs/neg/relu pass an
 # operand's NaN bits through, and comparisons return booleans.
-NAN_CREATING = {"add", "sub", "mul", "div", "sqrt", "maximum", "minimum"}
+NAN_CREATING = {"add", "sub", "mul", "fma", "div", "sqrt", "maximum", "minimum"}
 
 
 def cases(selected: list[str] | None) -> list[tuple[str, str]]:
@@ -50,7 +50,11 @@ def vectors(op_name: str, dtype: str, rng: np.random.Generator, n: int):
         for start in range(0, n, CHUNK):
             yield [opsim.int32_random(rng, min(CHUNK, n - start))]
         return
-    if arity == 2:
+    if arity == 3:
+        yield list(opsim.fp32_ternary_specials(rng))
+        for start in range(0, n, CHUNK):
+            yield list(opsim.fp32_random_triples(rng, min(CHUNK, n - start)))
+    elif arity == 2:
         yield list(opsim.fp32_binary_specials(rng))
         for start in range(0, n, CHUNK):
             yield list(opsim.fp32_random_pairs(rng, min(CHUNK, n - start)))

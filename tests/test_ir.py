@@ -33,6 +33,14 @@ def test_negative_literal_folds():
     assert root.args[1] == expr.Const(INT, -1)
 
 
+def test_three_operand_call_and_negated_scalar():
+    root = parse("fma(-alpha, b, a)")
+    assert expr.to_text(root) == "fma(neg(alpha), b, a)"
+    assert root.op is OPS["fma"] and root.dtype == F
+    literals = parse("fma(2, a, 1)", inputs=("a",), scalars=(), dtype=INT)
+    assert literals.args[0] == expr.Const(INT, 2) and literals.args[2] == expr.Const(INT, 1)
+
+
 def test_comparison_yields_bool():
     assert parse("a < b", scalars=()).dtype == "bool"
 
@@ -48,6 +56,8 @@ def test_conversion_changes_dtype():
     ("a + to_float32(b)", INT, "type mismatch in add: operands are float32 and int32"),
     ("a ** b", F, "unsupported syntax"),
     ("exp(a, b)", F, "exp() takes 1 operand(s), got 2"),
+    ("fma(a, b)", F, "fma() takes 3 operand(s), got 2"),
+    ("fma(a, b, to_float32(a))", INT, "type mismatch in fma"),
     ("sum(a) + b", F, "may only stand at the root"),
     ("sum(sum(a))", F, "may only stand at the root"),
     ("3", F, "constant"),

@@ -132,6 +132,34 @@ def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (a * b).astype(a.dtype)
 
 
+def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """x*y + z with one rounding (IEEE 754 fusedMultiplyAdd, as torch.add(z, y, alpha=x)
+    computes on the CPU); int32 wraps (the low 32 bits of x*y + z).
+
+    float32, vectorized, correctly rounded: the product of two float32 is exact in float64
+    (24 x 24 significand bits fit in 53, and the exponent range is wide enough). The sum
+    p + z is rounded to float64 and its error e found exactly (TwoSum). Rounding p + z to
+    odd (an inexact sum gets an odd last bit, by one step toward e) keeps the information
+    round-to-nearest-even needs, and rounding to odd at 53 bits, then to nearest even at
+    24, gives the correctly rounded float32, subnormals and overflow to inf included.
+    Infinities and NaNs take float64's own rules (inf * 0, inf - inf: NaN).
+    """
+    if not _is_float(x):
+        wide = x.astype(np.int64) * y.astype(np.int64) + z.astype(np.int64)
+        return wide.astype(np.int32)  # keeps the low 32 bits
+    with np.errstate(all="ignore"):
+        p = x.astype(np.float64) * y.astype(np.float64)
+        c = z.astype(np.float64)
+        s = p + c
+        virtual_c = s - p  # TwoSum (Knuth): s + e == p + c exactly
+        e = (p - (s - virtual_c)) + (c - virtual_c)
+        inexact = np.isfinite(s) & (e != 0)
+        even = (s.view(np.uint64) & np.uint64(1)) == 0
+        toward = np.where(e > 0, np.inf, -np.inf)
+        odd = np.where(inexact & even, np.nextafter(s, toward), s)
+        return odd.astype(np.float32)
+
+
 def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """torch.div: true division for floats; for int32, rounding_mode='trunc'.
 
@@ -281,6 +309,10 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op("mul", 2, "elementwise", BOTH, _mul, "({0} * {1})", "product", symbol="*",
        rtl={"float32": RtlImpl("fk_fp32_mul", 6, luts=581, ffs=276, dsps=2),
             "int32": RtlImpl("fk_int32_mul", 3, luts=29, ffs=128, dsps=3)}),
+    Op("fma", 3, "elementwise", BOTH, _fma, "fk::fma({0}, {1}, {2})",
+       "fused multiply-add x*y + z, one rounding; int32 wraps",
+       rtl={"float32": RtlImpl("fk_fp32_fma", 8, luts=1267, ffs=571, dsps=2),
+            "int32": RtlImpl("fk_int32_fma", 3, luts=61, ffs=192, dsps=3)}),
     Op(
         "div", 2, "elementwise", BOTH, _div, "fk::div({0}, {1})",
         "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1", symbol="/",

@@ -316,6 +316,99 @@ def fp32_random_pairs(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.
     return a, b
 
 
+def _with_exponent(bits: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """``bits`` with the exponent field replaced by ``exponent`` (clipped to 0..255)."""
+    field = np.clip(exponent, 0, 255).astype(U32) << U32(23)
+    return (bits & U32(0x807F_FFFF)) | field
+
+
+def _field(bits: np.ndarray) -> np.ndarray:
+    return ((bits >> U32(23)) & U32(0xFF)).astype(np.int64)
+
+
+def _short_significands(rng: np.random.Generator, n: int, bits: int, odd: bool) -> np.ndarray:
+    """Finite float32 with ``bits`` significant bits (the last one set when ``odd``), random
+    sign, exponents 2^-40 .. 2^40."""
+    significand = rng.integers(1 << (bits - 1), 1 << bits, n) | int(odd)
+    scale = 2.0 ** rng.integers(-40 - bits, 40 - bits, n) * np.where(rng.random(n) < 0.5, -1, 1)
+    return (significand * scale).astype(np.float32).view(U32)
+
+
+def fp32_ternary_specials(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Triples (a, b, c) for a*b + c: every named value in every position against every
+    other (49^3), every exponent pair of the product with random and with edge mantissas
+    and an addend whose exponent sits within 50 binades of the product's (where the
+    terms overlap, cancel or meet the sticky bit), and every special addend (every
+    exponent x edge mantissas) under random special products."""
+    named = fp32_named()
+    a1, b1, c1 = (x.reshape(-1) for x in np.meshgrid(named, named, named, indexing="ij"))
+    ea, eb = np.meshgrid(np.arange(256, dtype=U32), np.arange(256, dtype=U32), indexing="ij")
+    ea, eb = np.tile(ea.reshape(-1), 2), np.tile(eb.reshape(-1), 2)
+    n = ea.size
+    mantissas = np.concatenate([rng.integers(0, 1 << 23, n // 2, dtype=U32),
+                                rng.choice(EDGE_MANTISSAS, n - n // 2)])
+    signs = lambda: rng.integers(0, 2, n, dtype=U32) << U32(31)  # noqa: E731
+    a2 = (ea << U32(23)) | mantissas | signs()
+    b2 = (eb << U32(23)) | rng.permutation(mantissas) | signs()
+    offset = rng.integers(-50, 51, n)
+    c2 = _with_exponent(rng.permutation(mantissas) | signs(), _field(a2) + _field(b2) - 127
+                        + offset)
+    unary = fp32_unary_specials()
+    c3 = np.repeat(unary, 20)
+    a3, b3 = rng.choice(unary, c3.size), rng.choice(unary, c3.size)
+    return (np.concatenate([a1, a2, a3]), np.concatenate([b1, b2, b3]),
+            np.concatenate([c1, c2, c3]))
+
+
+def fp32_random_triples(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]:
+    """Random triples (a, b, c) for a*b + c, in five equal parts: independent draws;
+    cancellation (c within a few ulps of -fl(a*b)); an addend within 52 binades of the
+    product (every alignment, the sticky boundaries included); rounding traps (products of
+    short significands that land on or next to a tie, with an addend far below that
+    moves the exact sum off it by less than a float64 resolves); and exponents summing
+    near the underflow and overflow limits of the product, with small or large addends."""
+    a, b, c = fp32_random(rng, n), fp32_random(rng, n), fp32_random(rng, n)
+    k = n // 5
+    f32 = np.float32
+    # cancellation
+    part = slice(k, 2 * k)
+    a[part] = _with_exponent(a[part], rng.integers(64, 190, k))
+    b[part] = _with_exponent(b[part], rng.integers(64, 190, k))
+    with np.errstate(all="ignore"):
+        product = (a[part].view(f32) * b[part].view(f32)).astype(f32).view(U32)
+    c[part] = (product ^ SIGN) + rng.integers(-3, 4, k).astype(U32)
+    # every alignment
+    part = slice(2 * k, 3 * k)
+    c[part] = _with_exponent(c[part], _field(a[part]) + _field(b[part]) - 127
+                             + rng.integers(-52, 53, k))
+    # rounding traps
+    part = slice(3 * k, 4 * k)
+    bits = rng.choice(np.array([12, 13]), k)
+    odd = rng.random(k) < 0.5
+    a[part] = np.where(bits == 12, _short_significands(rng, k, 12, False),
+                       _short_significands(rng, k, 13, True))
+    b[part] = np.where(bits == 12, _short_significands(rng, k, 12, False),
+                       _short_significands(rng, k, 13, True))
+    with np.errstate(all="ignore"):
+        exact = a[part].view(f32).astype(np.float64) * b[part].view(f32)
+        far = (exact * 2.0 ** -rng.integers(25, 90, k)).astype(f32).view(U32)
+    power = _with_exponent(rng.integers(0, 2, k, dtype=U32) << U32(31),
+                           _field(a[part]) + _field(b[part]) - 127 + rng.integers(-30, 30, k))
+    c[part] = np.where(odd, far ^ (rng.integers(0, 2, k, dtype=U32) << U32(31)), power)
+    # underflow and overflow limits
+    part = slice(4 * k, n)
+    m = n - 4 * k
+    target = rng.choice(np.array([60, 90, 100, 104, 110, 118, 122, 124, 125, 126, 127, 128,
+                                  378, 380, 381, 382, 383]), m)
+    ea = rng.integers(1, 255, m)
+    a[part] = _with_exponent(a[part], ea)
+    b[part] = _with_exponent(b[part], target - ea)
+    c[part] = _with_exponent(c[part], np.where(target > 300, rng.integers(240, 256, m),
+                                               rng.integers(0, 4, m)))
+    return a, b, c
+
+
 _I32 = [0, 1, 2, 3, 7, 31, 32, 33, 255, 65535, 65536, 1 << 24, (1 << 24) + 1, (1 << 25) + 1,
         (1 << 25) + 3, 0x7FFF_FFFF, 0x7FFF_FFFE, 0x7FFF_FF80, 0x7FFF_FFC0, 0x5555_5555]
 INT32_SPECIALS = np.unique(np.concatenate([np.array(_I32, dtype=np.int64),

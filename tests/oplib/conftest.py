@@ -13,7 +13,7 @@ from fpgakern.verify.opsim import check_against_reference
 
 # Ops whose RTL creates NaNs (rather than passing an operand's bits through): they must
 # produce the canonical quiet NaN, as docs/operators.md promises.
-CANONICAL_NAN_OPS = {"add", "sub", "mul", "maximum", "minimum"}
+CANONICAL_NAN_OPS = {"add", "sub", "mul", "fma", "maximum", "minimum"}
 
 
 def check_op(op_name: str, dtype: str, operands: Sequence[np.ndarray]) -> int:
