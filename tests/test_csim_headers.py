@@ -44,6 +44,10 @@ int main() {
 
     assert(hls::exp(0.0f) == 1.0f && hls::sqrt(4.0f) == 2.0f);
     assert(hls::fabs(-2.0f) == 2.0f && hls::signbit(-0.0f));
+    // One rounding: (1 + 2^-23)(1 - 2^-24) - 1 = 2^-24 - 2^-47 exactly, where rounding
+    // the product first would give 0.
+    volatile float u = 1.00000012f, w = 0.99999994f;
+    assert(hls::fma(u, w, -1.0f) == 5.96046377e-08f);
     float q = hls::nan("");
     assert(q != q);
     std::puts("ok");

@@ -12,6 +12,8 @@ namespace hls {
 
 inline float exp(float x) { return std::exp(x); }
 inline float sqrt(float x) { return std::sqrt(x); }
+// std::fma is correctly rounded (one rounding), as the Vitis hls::fma is.
+inline float fma(float x, float y, float z) { return std::fma(x, y, z); }
 inline float fabs(float x) { return std::fabs(x); }
 inline bool signbit(float x) { return std::signbit(x); }
 inline float nan(const char* tag) { return std::nanf(tag); }

@@ -42,6 +42,14 @@ inline float abs(float x) { return hls::fabs(x); }
 inline float relu(float x) { return x < 0.0f ? 0.0f : x; }
 inline int32_t relu(int32_t x) { return x > 0 ? x : 0; }
 
+// Fused multiply-add x*y + z. float: one rounding (IEEE fusedMultiplyAdd), which is what
+// torch.add(z, y, alpha=x) computes on the CPU; a separate multiply and add would round
+// twice. int32: the low 32 bits, wrapping.
+inline float fma(float x, float y, float z) { return hls::fma(x, y, z); }
+inline int32_t fma(int32_t x, int32_t y, int32_t z) {
+    return wrap(static_cast<uint32_t>(x) * static_cast<uint32_t>(y) + static_cast<uint32_t>(z));
+}
+
 // torch.div: true division for float; for int32 rounding_mode='trunc', with x / 0 = -1
 // (torch raises; hardware must answer, and all ones is what a divider gives) and
 // INT32_MIN / -1 = INT32_MIN (wraps).
