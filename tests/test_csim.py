@@ -36,12 +36,14 @@ def test_csim_matches_reference(library, tmp_path, name, rung, dtype):
 
 
 def test_csim_catches_a_wrong_kernel(library, tmp_path):
-    """A kernel that computes the wrong thing must fail: the check can fail."""
+    """A kernel that computes the wrong thing must fail: the check can fail. Here add
+    rounds alpha * b before the sum (torch and the op table's fma round once)."""
     p = plan(library.get("binary_ops/add"), 2, "float32")
     sources = generate(p, tmp_path)
-    text = sources.kernel.read_text().replace("(a + (alpha * b))", "(a - (alpha * b))")
-    sources.kernel.write_text(text)
-    result = csim.run(p, sources, stimulus.cases(p.kernel, p.dtype, size=50), tmp_path / "c")
+    kernel = sources.kernel.read_text()
+    assert "fk::fma(alpha, b, a)" in kernel
+    sources.kernel.write_text(kernel.replace("fk::fma(alpha, b, a)", "(a + (alpha * b))"))
+    result = csim.run(p, sources, stimulus.cases(p.kernel, p.dtype, size=400), tmp_path / "c")
     assert not result.passed
     assert "values differ" in result.summary() and "0x" in result.summary()
 

@@ -115,23 +115,26 @@ def test_rung4_has_512_bit_ports_and_16_lanes(tmp_path):
     datapath = rtl.files[-2].read_text()
     assert "localparam int LANES   = 16;" in datapath
     assert "for (genvar lane = 0; lane < LANES; lane++) begin : g_lane" in datapath
-    # one adder and one multiplier per lane, instantiated inside the lane loop
-    assert datapath.count("fk_fp32_add u_") == 1 and datapath.count("fk_fp32_mul u_") == 1
+    # one fused multiply-add per lane, instantiated inside the lane loop
+    assert datapath.count("fk_fp32_fma u_") == 1
+    assert re.search(r"\.a\(sc_alpha\),\s*\.b\(in_b\),\s*\.c\(in_a\),", datapath)
     assert rtl.lanes == 16
     assert "MAX_BURST      = 64;" in top_text(rtl)  # 64 x 64 B = one 4 KiB page
 
 
 def test_delay_balancing_follows_latencies(tmp_path):
-    """a + alpha * b: b goes through the multiplier, so a waits exactly its latency."""
+    """sub = fma(-alpha, b, a): -alpha comes out of neg, so a and b wait exactly neg's
+    latency (one cycle for int32, none for float32's sign flip)."""
     for dtype in ("int32", "float32"):
-        mul = OPS["mul"].rtl[dtype].latency
-        add = OPS["add"].rtl[dtype].latency
-        p = plan(kernel("binary_ops/add"), 2, dtype)
-        rtl = generate(p, tmp_path / dtype)
+        neg = OPS["neg"].rtl[dtype].latency
+        fma = OPS["fma"].rtl[dtype].latency
+        rtl = generate(plan(kernel("binary_ops/sub"), 2, dtype), tmp_path / dtype)
         datapath = rtl.files[-2].read_text()
-        assert f"fk_delay #(.WIDTH(32), .DEPTH({mul})) u_in_a_d{mul}" in datapath
-        assert rtl.latency == mul + add
-        assert f"LATENCY = {mul + add};" in datapath
+        for name in ("a", "b"):
+            delayed = f"fk_delay #(.WIDTH(32), .DEPTH({neg})) u_in_{name}_d{neg}"
+            assert (delayed in datapath) == (neg > 0), (dtype, name)
+        assert rtl.latency == neg + fma
+        assert f"LATENCY = {neg + fma};" in datapath
 
 
 def test_schedule_balances_unequal_paths():
