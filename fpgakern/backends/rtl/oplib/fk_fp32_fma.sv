@@ -17,20 +17,21 @@
 // The frame. Both terms sit in one 51-bit word: bit 50 takes the carry of an addition,
 // bit 49 is the top of a term, bit 0 is a sticky bit only. The product's 48 bits occupy
 // [49:2] and c's 24 bits [49:26] when unshifted. The term whose top is higher (bit 47 of
-// the product against c's hidden bit: d >= 0 means the product) stays put, the other moves
-// right by |d| and whatever leaves bit 1 is ORed into bit 0. That is exact where it has to
-// be: a shifted term loses bits only when |d| >= 26 (c) or >= 2 (product), and then the
-// result's leading one is at bit >= 47 (c is below 2^24, the product at least 2^48) or
-// at bit 49 (c normal), or the result is subnormal with its last bit at frame bit 26
-// (c subnormal or zero), so the rounding position is always at bit >= 2. Bits and
-// rounding boundaries there are multiples of 2 while the lost bits only move the value
-// inside an open interval of width 2 whose midpoint the sticky bit marks: round to
-// nearest even sees the same guard and sticky as for the exact sum. Normalizing a and b
-// first keeps the product's leading one at bit 47 or 46, which that argument needs; a
-// zero product always counts as the smaller term, so c is never lost to it. A
-// subtraction may go negative (d = 0, or a subnormal c on top), so both differences are
-// formed and the non-negative one kept: no comparison of the terms up front, and 51
-// bits (not the 74 of a fixed three-term window) carry the whole datapath.
+// the product against c's hidden bit: d >= 0 means the product) stays put, the other
+// moves right by |d| and whatever leaves bit 1 is ORed into bit 0. That is exact where it
+// has to be: a shifted term loses bits only when |d| >= 26 (c) or >= 2 (the product), and
+// then the result's leading one is at bit >= 47 (c below 2^24 against a product of at
+// least 2^48) or >= 48 (a normal c of at least 2^49 against a product below 2^48), or its
+// last place is the subnormal one, at bit 26 (c subnormal or zero on top). So wherever
+// bits are lost the rounding position is at bit >= 24: the bits and rounding boundaries
+// there are multiples of 2, while the lost bits only move the value inside an open
+// interval of width 2 whose midpoint the sticky bit marks, and round to nearest even sees
+// the same guard and sticky as for the exact sum. Normalizing a and b first keeps the
+// product's leading one at bit 47 or 46, which that argument needs; a zero product always
+// counts as the smaller term, so c is never lost to it. A subtraction may go negative
+// (d = 0, or a subnormal c on top), so both differences are formed and the non-negative
+// one kept: no comparison of the terms up front, and 51 bits (not the 74 of a fixed
+// three-term window) carry the whole datapath.
 module fk_fp32_fma (
     input  logic        clk,
     input  logic        ce,
@@ -41,7 +42,7 @@ module fk_fp32_fma (
 );
     localparam logic [31:0] QNAN = 32'h7FC0_0000;
 
-    // ---------------------------------------------------------------- 1: unpack, normalize
+    // ------------------------------------------------------------ 1: unpack, normalize
     logic       a_nan, b_nan, c_nan, a_inf, b_inf, c_inf, a_zero, b_zero, sp;
     logic [4:0] lz_a, lz_b;
 
@@ -89,7 +90,7 @@ module fk_fp32_fma (
         end
     end
 
-    // ---------------------------------------------------------------- 2: multiply, plan
+    // ------------------------------------------------------------ 2: multiply, plan
     // Unbiased exponents: the product's bit 47 weighs 2^(ea' + eb' - 253) and c's hidden
     // bit 2^(ec - 127), where ea' = ea - lz_a after normalization. d is their difference.
     logic signed [10:0] exp_p, d;    // exp_p = ea' + eb' in -44..508; d in -424..381
@@ -107,7 +108,8 @@ module fk_fp32_fma (
     logic [23:0] s2_mc;
     logic [5:0]  s2_shift;    // right shift of the smaller term; >= 50 loses it all
     logic [9:0]  s2_exp_top;  // biased exponent field of frame bit 50 (2..383)
-    logic        s2_p_big, s2_sub, s2_sp, s2_sc, s2_zero_sign, s2_nan, s2_inf, s2_inf_sign;
+    logic        s2_p_big, s2_sub, s2_sp, s2_sc, s2_zero_sign;
+    logic        s2_nan, s2_inf, s2_inf_sign;
 
     always_ff @(posedge clk) begin
         if (ce) begin
@@ -128,7 +130,7 @@ module fk_fp32_fma (
         end
     end
 
-    // ---------------------------------------------------------------- 3: align c
+    // ------------------------------------------------------------ 3: align c
     // A frame word is {data[49:0], sticky}: data holds the term at its place.
     logic [49:0] c_data, c_kept;
     logic        c_lost;
@@ -143,7 +145,8 @@ module fk_fp32_fma (
     logic [50:0] s3_c;
     logic [5:0]  s3_shift;
     logic [9:0]  s3_exp_top;
-    logic        s3_p_big, s3_sub, s3_sp, s3_sc, s3_zero_sign, s3_nan, s3_inf, s3_inf_sign;
+    logic        s3_p_big, s3_sub, s3_sp, s3_sc, s3_zero_sign;
+    logic        s3_nan, s3_inf, s3_inf_sign;
 
     always_ff @(posedge clk) begin
         if (ce) begin
@@ -162,7 +165,7 @@ module fk_fp32_fma (
         end
     end
 
-    // ---------------------------------------------------------------- 4: align the product
+    // ------------------------------------------------------------ 4: align the product
     logic [49:0] p_data, p_kept;
     logic        p_lost;
 
@@ -191,7 +194,7 @@ module fk_fp32_fma (
         end
     end
 
-    // ---------------------------------------------------------------- 5: add / subtract
+    // ------------------------------------------------------------ 5: add / subtract
     // Both words are below 2^50 (bit 50 clear), so the sum fits 51 bits and the sign of a
     // difference is its bit 51.
     logic [51:0] p_minus_c;
@@ -220,7 +223,7 @@ module fk_fp32_fma (
         end
     end
 
-    // ---------------------------------------------------------------- 6: choose the shift
+    // ------------------------------------------------------------ 6: choose the shift
     // With the leading one at bit 50 - lz the exponent field is exp_top - lz, as long as
     // that stays >= 1; otherwise the result is subnormal and the shift stops at
     // exp_top - 1 (field 1 with hidden bit 0, which packs as field 0). exp_top >= 2, so
@@ -252,7 +255,7 @@ module fk_fp32_fma (
         end
     end
 
-    // ---------------------------------------------------------------- 7: normalize
+    // ------------------------------------------------------------ 7: normalize
     logic [50:0] norm;
 
     always_comb norm = s6_sum << s6_amount;  // amount <= lz: nothing leaves the top
@@ -275,7 +278,7 @@ module fk_fp32_fma (
         end
     end
 
-    // ---------------------------------------------------------------- 8: round, pack
+    // ------------------------------------------------------------ 8: round, pack
     logic [31:0] rounded;
     fk_fp32_round #(.EW(10)) u_round (
         .sign(s7_sign), .exp(s7_exp), .frac(s7_frac),
