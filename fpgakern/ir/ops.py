@@ -55,9 +55,9 @@ EXACT = Accuracy("exact")
 class RtlImpl:
     """The RTL operator module implementing an op for one dtype.
 
-    The module has ports ``clk``, ``ce``, operand inputs ``a`` (``b``) and result ``y``,
-    accepts a new operand set every cycle (II=1) and shows the result ``latency`` cycles
-    later (counting only cycles with ``ce`` high).
+    The module has ports ``clk``, ``ce``, operand inputs ``a`` (``b``, ``c``) and result
+    ``y``, accepts a new operand set every cycle (II=1) and shows the result ``latency``
+    cycles later (counting only cycles with ``ce`` high).
 
     For a reduction (``Op.kind == "reduce"``) the module is the accumulator
     ``fk_reduce_<dtype>_<op>`` (stream interface with in_valid/in_ready, lane mask and
