@@ -116,25 +116,32 @@ void Port::burst(bool is_write, uint64_t addr, unsigned len, unsigned size, unsi
         ++stats.read_bursts;
         stats.read_beats_requested += beats;
     }
-    const std::string what = std::string(is_write ? "write" : "read") + " burst at " +
-                             hex(addr) + " (" + std::to_string(beats) + " beats)";
-    if (type != 1) fail(what + ": burst type " + std::to_string(type) + ", only INCR (1) is expected");
-    if ((1u << size) != bytes_) {
-        fail(what + ": size " + std::to_string(1u << size) + " bytes on a " +
+    // The message is built only for a violation: bursts come every few cycles per port.
+    const auto what = [&] {
+        return std::string(is_write ? "write" : "read") + " burst at " + hex(addr) + " (" +
+               std::to_string(beats) + " beats)";
+    };
+    if (FK_UNLIKELY(type != 1)) {
+        fail(what() + ": burst type " + std::to_string(type) + ", only INCR (1) is expected");
+    }
+    if (FK_UNLIKELY((1u << size) != bytes_)) {
+        fail(what() + ": size " + std::to_string(1u << size) + " bytes on a " +
              std::to_string(bytes_) + "-byte bus (narrow transfers are not expected)");
     }
-    if (addr % bytes_) fail(what + ": start address not aligned to the " +
-                            std::to_string(bytes_) + "-byte bus");
+    if (FK_UNLIKELY(addr % bytes_)) {
+        fail(what() + ": start address not aligned to the " + std::to_string(bytes_) +
+             "-byte bus");
+    }
     const uint64_t end = addr + uint64_t(beats) * bytes_;
-    if ((addr >> 12) != ((end - 1) >> 12)) {
-        fail(what + ": crosses a 4 KiB boundary at " + hex((end - 1) & ~uint64_t(0xFFF)));
+    if (FK_UNLIKELY((addr >> 12) != ((end - 1) >> 12))) {
+        fail(what() + ": crosses a 4 KiB boundary at " + hex((end - 1) & ~uint64_t(0xFFF)));
     }
     if (is_write) return;  // writes are judged per byte strobe, in write_beat
     const Buffer* b = mem_.find(addr);
-    if (!b) {
-        fail(what + ": outside every buffer");
-    } else if (end > b->base + round_up(b->size, bytes_)) {
-        fail(what + ": runs past buffer '" + b->name + "' (" + std::to_string(b->size) +
+    if (FK_UNLIKELY(!b)) {
+        fail(what() + ": outside every buffer");
+    } else if (FK_UNLIKELY(end > b->base + round_up(b->size, bytes_))) {
+        fail(what() + ": runs past buffer '" + b->name + "' (" + std::to_string(b->size) +
              " bytes at " + hex(b->base) + ") to " + hex(end - 1));
     }
 }
