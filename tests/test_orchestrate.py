@@ -76,6 +76,12 @@ def test_touching_one_spec_rebuilds_only_that_kernel(specs):
     latest = json.loads((specs / "build" / "reports" / "latest" / "run_results.json")
                         .read_text())
     assert statuses(latest) == statuses(again)
+    # fpgakern report shows, per variant, whether anything ran.
+    shown = CliRunner(env={"COLUMNS": "200"}).invoke(
+        main, ["report", "--out", str(specs / "build")])
+    rows = [line for line in shown.output.splitlines() if "ops/" in line]
+    assert rows and all(("ran all" in row) == ("unary_ops/exp" in row) for row in rows)
+    assert all("cached" in row for row in rows if "unary_ops/exp" not in row)
 
 
 def test_corrupted_artifact_is_detected_and_rebuilt(specs):

@@ -37,13 +37,21 @@ def command(out: Path | None, open_browser: bool, specs: Path | None, as_json: b
     if open_browser:
         webbrowser.open((folder / REPORT).resolve().as_uri())
     table = Table(title=f"{data['generated_at']}  {data['command']}", title_justify="left")
-    for column in ("kernel", "rung", "dtype", "result", "detail"):
+    for column in ("kernel", "rung", "dtype", "result", "tasks", "detail"):
         table.add_column(column)
     for v in data["variants"]:
         bad = [t for t in v["tasks"] if t["status"] in ("failed", "blocked")]
         detail = f"{bad[0]['step']}: {bad[0]['detail']}" if bad else ""
         verdict = "[red]FAILED[/]" if bad else "[green]ok[/]"
-        table.add_row(v["kernel"], str(v["rung"]), v["dtype"], verdict, detail)
+        table.add_row(v["kernel"], str(v["rung"]), v["dtype"], verdict, _work(v["tasks"]), detail)
     console.print(table)
     counts = ", ".join(f"{n} {s}" for s, n in data["counts"].items() if n)
     console.print(f"{counts}; html: {display_path(folder.resolve() / REPORT)}")
+
+
+def _work(tasks: list[dict]) -> str:
+    """What this build did for a variant: the steps that ran, or that all came from cache."""
+    ran = [t["step"] for t in tasks if t["status"] != "cached"]
+    if not ran:
+        return "cached"
+    return "ran " + " ".join(ran) if len(ran) < len(tasks) else "ran all"
