@@ -35,11 +35,13 @@ def specs(tmp_path) -> Path:
     return root
 
 
-def build(project: Path, *args: str, out: Path | None = None) -> dict:
+def build(project: Path, *args: str, out: Path | None = None, until: str | None = "csim") -> dict:
+    """``fpgakern build --all`` of the project, up to ``until`` (None: every step)."""
     out = out or project / "build"
+    steps = ["--until", until] if until else []
     result = CliRunner().invoke(
         main, ["build", "--all", "--specs", str(project / "kernel_specs"), "--out", str(out),
-               "--until", "csim", "--json", *args], catch_exceptions=False)
+               *steps, "--json", *args], catch_exceptions=False)
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)
 
@@ -94,24 +96,51 @@ def test_corrupted_artifact_is_detected_and_rebuilt(specs):
     assert victim.read_bytes() == good
 
 
+def kill_mid_build(specs: Path, tree: Path, cache: Path, seconds: float,
+                   until: str | None) -> None:
+    """Start ``fpgakern build --all`` in its own process group and SIGKILL the whole group
+    (the CLI, its workers and compilers) after ``seconds``."""
+    command = [sys.executable, "-m", "fpgakern", "build", "--all", "--specs",
+               str(specs / "kernel_specs"), "--out", str(tree), "-j", "2",
+               *(["--until", until] if until else [])]
+    env = dict(os.environ, FPGAKERN_CACHE_DIR=str(cache))
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env=env, start_new_session=True)
+    time.sleep(seconds)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
 def test_killed_builds_recover_to_a_clean_build(specs, tmp_path):
     clean = tmp_path / "clean"
     build(specs, out=clean)
     tree = tmp_path / "killed"
-    command = [sys.executable, "-m", "fpgakern", "build", "--all", "--specs",
-               str(specs / "kernel_specs"), "--out", str(tree), "--until", "csim", "-j", "2"]
     rng = random.Random(7)
-    env = dict(os.environ)
     for _ in range(4):
-        env["FPGAKERN_CACHE_DIR"] = str(tmp_path / f"cache-{rng.random()}")  # cold compiles
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   env=env, start_new_session=True)
-        time.sleep(rng.uniform(0.5, 3.0))
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        cache = tmp_path / f"cache-{rng.random()}"  # cold compiles, so kills land in g++
+        kill_mid_build(specs, tree, cache, rng.uniform(0.5, 3.0), "csim")
     final = build(specs, out=tree)
     assert final["passed"]
     assert artifacts(tree) == artifacts(clean)
+
+
+@pytest.mark.slow
+def test_killed_full_builds_each_recover_to_a_clean_build(specs, tmp_path, monkeypatch):
+    """Every step (RTL, lint, Verilator models, simulation, .xo, library link): after each
+    SIGKILL the rebuild finishes, in the same tree and model cache, byte-identical to a
+    clean build."""
+    clean = tmp_path / "clean"
+    build(specs, out=clean, until=None)
+    tree = tmp_path / "killed"
+    cache = tmp_path / "model-cache"  # starts cold: kills land in Verilator builds too
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(cache))
+    rng = random.Random(11)
+    for _ in range(3):
+        kill_mid_build(specs, tree, cache, rng.uniform(2.0, 15.0), None)
+        again = build(specs, out=tree, until=None)
+        assert again["passed"]
+        assert artifacts(tree) == artifacts(clean)
+        shutil.rmtree(tree / "binary_ops" / "add")  # leave work for the next kill
 
 
 def test_dask_local_cluster_matches_local_executor(specs, tmp_path):
@@ -123,6 +152,15 @@ def test_dask_local_cluster_matches_local_executor(specs, tmp_path):
     assert data["executor"] == "dask, LocalCluster of 2 workers"
     assert data["passed"]
     assert artifacts(dask) == artifacts(local)
+
+
+@pytest.mark.slow
+def test_dask_full_pipeline_matches_local_executor(specs, tmp_path):
+    pytest.importorskip("distributed")
+    local = build(specs, out=tmp_path / "local", until=None)
+    dask = build(specs, "--executor", "dask", "--jobs", "2", out=tmp_path / "dask", until=None)
+    assert local["passed"] and dask["passed"] and dask["library"]["included"]
+    assert artifacts(tmp_path / "dask") == artifacts(tmp_path / "local")
 
 
 def test_two_builds_on_one_tree_take_turns(specs, tmp_path):
