@@ -18,6 +18,8 @@ from click.testing import CliRunner
 
 from fpgakern import paths
 from fpgakern.cli import main
+from fpgakern.runtime import emu
+from fpgakern.verify import tools
 
 KERNELS = ("binary_ops/add", "unary_ops/exp", "reduce_ops/sum")
 
@@ -202,6 +204,48 @@ def test_failure_keeps_going_and_retry_reruns_only_failures(specs, monkeypatch):
     retried = json.loads(result.stdout)
     assert {v["kernel"] for v in retried["variants"]} == {"unary_ops/exp"}
     assert {s for k, s in statuses(retried).items() if k[3] == "hls"} == {"cached"}
+
+
+def test_failed_kernel_is_left_out_of_the_library_link(specs, monkeypatch):
+    """The whole pipeline at rung 4: exp fails its csim, so the library .xclbin links add
+    and sum only; the category's host entry still names exp (it answers missing_kernel at
+    run time instead of failing to compile)."""
+    from fpgakern.orchestrate.steps import csim
+
+    original = csim.Csim.run
+
+    def broken(self, ctx):
+        if ctx.plan.kernel.name == "exp":
+            raise RuntimeError("simulated crash")
+        return original(self, ctx)
+
+    monkeypatch.setattr(csim.Csim, "run", broken)
+    data = build(specs, "--rungs", "4", until=None)
+    assert not data["passed"]
+    assert statuses(data)[("unary_ops/exp", 4, "float32", "csim")] == "failed"
+    library = data["library"]
+    assert sorted(library["included"]) == ["binary_ops/add@opt4:float32",
+                                           "binary_ops/add@opt4:int32",
+                                           "reduce_ops/sum@opt4:float32",
+                                           "reduce_ops/sum@opt4:int32"]
+    assert any("unary_ops/exp" in line for line in library["left_out"])
+    xclbin = specs / "build" / library["xclbin"]
+    shown = CliRunner().invoke(main, ["inspect", str(xclbin), "--json"])
+    assert shown.exit_code == 0 and "exp_f32" not in shown.stdout and "sum_f32" in shown.stdout
+    host_dir = specs / "build" / "library" / "host"
+    entry = (host_dir / "fpga_kernel_unary_ops.hpp").read_text()
+    assert "exp," in entry and "exp_f32_host.hpp" not in entry
+    # Host code written against the category entry still compiles (-Wall -Wextra -Werror).
+    use = host_dir / "use_entry.cpp"
+    use.write_text('#include "fpga_kernel_unary_ops.hpp"\n'
+                   "int main() {\n"
+                   "    xrt::device device(0);\n"
+                   "    fpgakern::unary_ops::fpga_kernel fk(device, xrt::uuid());\n"
+                   "    return fk.available<float>(fpgakern::unary_ops::op::exp) ? 1 : 0;\n"
+                   "}\n")
+    compiled = subprocess.run([tools.cxx(), *emu.compile_flags((host_dir,)),
+                               "-fsyntax-only", str(use)], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
 
 
 def test_history_flags_a_new_failure(specs, monkeypatch):

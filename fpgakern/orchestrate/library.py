@@ -94,10 +94,12 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
 
 def _host_entries(chosen: Choice, built: list[Kernel], out_dir: Path) -> list[Path]:
     """Per category, the generic fpga_kernel entry over the linked variants' wrappers; a
-    kernel of the category that is not in the library answers "missing" at run time."""
+    kernel of the category that is not in the library answers "missing" at run time. A
+    category none of whose kernels linked still gets its entry, so host code that uses it
+    compiles and falls back."""
     from fpgakern.backends import host
 
-    by_category: dict[str, list[Plan]] = {}
+    by_category: dict[str, list[Plan]] = {k.category: [] for k in built}
     for _, _, plan in chosen.values():
         by_category.setdefault(plan.kernel.category, []).append(plan)
     entries = []
