@@ -177,7 +177,10 @@ def test_two_builds_on_one_tree_take_turns(specs, tmp_path):
     assert artifacts(tmp_path / "shared") == artifacts(clean)
 
 
-def test_failure_keeps_going_and_retry_reruns_only_failures(specs, monkeypatch):
+@pytest.fixture
+def exp_csim_crashes(monkeypatch):
+    """The csim step crashes for the exp kernel (every other kernel builds as usual);
+    calling the fixture's value undoes it."""
     from fpgakern.orchestrate.steps import csim
 
     original = csim.Csim.run
@@ -188,6 +191,10 @@ def test_failure_keeps_going_and_retry_reruns_only_failures(specs, monkeypatch):
         return original(self, ctx)
 
     monkeypatch.setattr(csim.Csim, "run", broken)
+    return lambda: monkeypatch.setattr(csim.Csim, "run", original)
+
+
+def test_failure_keeps_going_and_retry_reruns_only_failures(specs, exp_csim_crashes):
     first = build(specs, "--jobs", "1")
     assert not first["passed"]
     failed = {k for k, s in statuses(first).items() if s == "failed"}
@@ -196,7 +203,7 @@ def test_failure_keeps_going_and_retry_reruns_only_failures(specs, monkeypatch):
     junit = (specs / "build" / "reports" / "latest" / "junit.xml").read_text()
     assert "<failure" in junit and "simulated crash" in junit
 
-    monkeypatch.setattr(csim.Csim, "run", original)
+    exp_csim_crashes()  # repaired
     result = CliRunner().invoke(main, ["retry", "--specs", str(specs / "kernel_specs"),
                                        "--out", str(specs / "build"), "--until", "csim",
                                        "--json", "--jobs", "1"], catch_exceptions=False)
@@ -206,20 +213,10 @@ def test_failure_keeps_going_and_retry_reruns_only_failures(specs, monkeypatch):
     assert {s for k, s in statuses(retried).items() if k[3] == "hls"} == {"cached"}
 
 
-def test_failed_kernel_is_left_out_of_the_library_link(specs, monkeypatch):
+def test_failed_kernel_is_left_out_of_the_library_link(specs, exp_csim_crashes):
     """The whole pipeline at rung 4: exp fails its csim, so the library .xclbin links add
     and sum only; the category's host entry still names exp (it answers missing_kernel at
     run time instead of failing to compile)."""
-    from fpgakern.orchestrate.steps import csim
-
-    original = csim.Csim.run
-
-    def broken(self, ctx):
-        if ctx.plan.kernel.name == "exp":
-            raise RuntimeError("simulated crash")
-        return original(self, ctx)
-
-    monkeypatch.setattr(csim.Csim, "run", broken)
     data = build(specs, "--rungs", "4", until=None)
     assert not data["passed"]
     assert statuses(data)[("unary_ops/exp", 4, "float32", "csim")] == "failed"
