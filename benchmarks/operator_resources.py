@@ -103,7 +103,7 @@ def discover() -> list[str]:
             body = texts[index[module]]
             start = body.find(f"module {module}")
             end = body.find("endmodule", start)
-            used_by_table |= set(re.findall(r"\b[A-Za-z_]\w*\b", body[start:end])) - {module}
+            used_by_table |= sources.identifiers(body[start:end]) - {module}
     listed = [m for m in table if m in index]  # reductions have no ce, but are operators
     return sorted({*listed, *(m for m in clocked if m not in used_by_table)})
 

@@ -99,13 +99,18 @@ def test_corrupted_artifact_is_detected_and_rebuilt(specs):
     assert victim.read_bytes() == good
 
 
+def build_command(specs: Path, tree: Path, until: str | None) -> list[str]:
+    """``fpgakern build --all`` of the project as a separate process."""
+    return [sys.executable, "-m", "fpgakern", "build", "--all", "--specs",
+            str(specs / "kernel_specs"), "--out", str(tree),
+            *(["--until", until] if until else [])]
+
+
 def kill_mid_build(specs: Path, tree: Path, cache: Path, seconds: float,
                    until: str | None) -> None:
     """Start ``fpgakern build --all`` in its own process group and SIGKILL the whole group
     (the CLI, its workers and compilers) after ``seconds``."""
-    command = [sys.executable, "-m", "fpgakern", "build", "--all", "--specs",
-               str(specs / "kernel_specs"), "--out", str(tree), "-j", "2",
-               *(["--until", until] if until else [])]
+    command = [*build_command(specs, tree, until), "-j", "2"]
     env = dict(os.environ, FPGAKERN_CACHE_DIR=str(cache))
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                env=env, start_new_session=True)
@@ -167,8 +172,7 @@ def test_dask_full_pipeline_matches_local_executor(specs, tmp_path):
 
 
 def test_two_builds_on_one_tree_take_turns(specs, tmp_path):
-    command = [sys.executable, "-m", "fpgakern", "build", "--all", "--specs",
-               str(specs / "kernel_specs"), "--out", str(tmp_path / "shared"), "--until", "csim"]
+    command = build_command(specs, tmp_path / "shared", "csim")
     first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     second = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert first.wait() == 0 and second.wait() == 0

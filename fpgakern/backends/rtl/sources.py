@@ -33,6 +33,11 @@ def strip_comments(text: str) -> str:
     return _COMMENT_RE.sub("", text)
 
 
+def identifiers(text: str) -> set[str]:
+    """Every identifier in ``text``: among them the modules it instantiates."""
+    return set(_WORD_RE.findall(text))
+
+
 def module_index(folder: Path = OPLIB_DIR) -> dict[str, Path]:
     """Every module defined in the .sv files of ``folder``, mapped to its file."""
     index: dict[str, Path] = {}
@@ -56,6 +61,6 @@ def operator_files(modules: Iterable[str], folder: Path = OPLIB_DIR) -> list[Pat
         if path in needed:
             continue
         needed.append(path)
-        words = set(_WORD_RE.findall(_COMMENT_RE.sub("", path.read_text())))
+        words = identifiers(strip_comments(path.read_text()))
         todo.extend(index[w] for w in sorted(words) if w in index and index[w] not in needed)
     return sorted(needed)
