@@ -14,10 +14,6 @@ and are renamed into place, so concurrent test processes never see a half-built 
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
@@ -28,8 +24,7 @@ import numpy as np
 
 from fpgakern.backends.rtl import sources
 from fpgakern.errors import ToolError
-from fpgakern.paths import cache_dir
-from fpgakern.verify import tools
+from fpgakern.verify import tools, verilate
 
 OPLIB_DIR = sources.OPLIB_DIR
 HARNESS = Path(__file__).resolve().with_name("opsim_harness.cpp")
@@ -59,18 +54,10 @@ def module_sources(module: str, folder: Path | None = None) -> list[Path]:
 # --------------------------------------------------------------------------- build
 
 
-@functools.cache
-def _verilator_version() -> str:
-    return tools.tool_version([str(tools.verilator()), "--version"]) or "unknown"
-
-
 def _build_key(module: str, arity: int, sources: Sequence[Path]) -> str:
-    digest = hashlib.sha256()
-    for part in (module, str(arity), _verilator_version(), " ".join(VERILATOR_FLAGS)):
-        digest.update(part.encode() + b"\0")
-    for path in (*sources, HARNESS):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:20]
+    return verilate.key_of(module, str(arity), tools.verilator_version(), *VERILATOR_FLAGS,
+                           *(path.name.encode() + b"\0" + path.read_bytes()
+                             for path in (*sources, HARNESS)))
 
 
 def build_model(module: str, arity: int) -> Path:
@@ -78,44 +65,17 @@ def build_model(module: str, arity: int) -> Path:
     if not 1 <= arity <= 3:
         raise ValueError(f"operators take 1 to 3 operands, not {arity}")
     sources = module_sources(module)
+
+    def build(work: Path) -> None:
+        verilate.verilate(
+            work,
+            ["--exe", *VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module,
+             "-o", str(work / "sim"), *(str(s) for s in sources), str(HARNESS)],
+            prefix="Vtop", files={"opsim_config.h": f"#define FK_ARITY {arity}\n"},
+            what=f"verilator build of {module}")
+
     key = _build_key(module, arity, sources)
-    root = cache_dir() / "opsim"
-    final = root / f"{module}-{arity}-{key}"
-    binary = final / "sim"
-    if binary.exists():
-        return binary
-    root.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".build-{module}-", dir=root))
-    try:
-        _verilate(module, arity, sources, work)
-        try:
-            os.rename(work, final)  # atomic; fails if another process got there first
-        except OSError:
-            if not binary.exists():
-                raise
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-    return binary
-
-
-def _verilate(module: str, arity: int, sources: Sequence[Path], work: Path) -> None:
-    env = tools.env_with_verilator()
-    if tools.ccache():
-        env["OBJCACHE"] = "ccache"
-    top = f"V{module}"
-    command = [
-        str(tools.verilator()), "--cc", "--exe", "--build", "--build-jobs", "2",
-        *VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module, "--prefix", top,
-        "-Mdir", str(work / "obj"), "-o", str(work / "sim"),
-        "-CFLAGS", f"-DFK_TOP={top} -DFK_TOP_HEADER='\"{top}.h\"' -DFK_ARITY={arity}",
-        *(str(s) for s in sources), str(HARNESS),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    if done.returncode != 0 or not (work / "sim").exists():
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-25:])
-        raise ToolError(f"verilator build of {module} failed:\n{tail}")
-    shutil.rmtree(work / "obj", ignore_errors=True)  # the binary is all a run needs
+    return verilate.cached_build("opsim", f"{module}-{arity}", key, "sim", build) / "sim"
 
 
 # --------------------------------------------------------------------------- run

@@ -1,7 +1,9 @@
 // Verilator driver for one fpgakern RTL operator (see fpgakern/verify/opsim.py).
 //
-// Compiled once per operator with:
-//   -DFK_TOP=V<module>  -DFK_TOP_HEADER="V<module>.h"  -DFK_ARITY=<1..3>
+// Compiled once per operator, with the model's prefix Vtop and a generated
+// opsim_config.h beside the model that defines FK_ARITY (1..3). (A header rather than
+// -D flags: the compile flags stay the same for every operator, so Verilator's runtime
+// objects are compiled once and reused; see fpgakern/verify/verilate.py.)
 // Usage:
 //   harness <inputs.bin> <n> <extra> <outputs.bin> [<ce.bin>]
 // inputs.bin : FK_ARITY arrays of n uint32, one after the other (a, then b, then c).
@@ -18,8 +20,9 @@
 #include <memory>
 #include <vector>
 
+#include "Vtop.h"
+#include "opsim_config.h"
 #include "verilated.h"
-#include FK_TOP_HEADER
 
 #ifndef FK_ARITY
 #error "FK_ARITY must be defined"
@@ -69,7 +72,7 @@ int main(int argc, char** argv) {
 
     auto context = std::make_unique<VerilatedContext>();
     context->commandArgs(argc, argv);
-    auto top = std::make_unique<FK_TOP>(context.get());
+    auto top = std::make_unique<Vtop>(context.get());
 
     const size_t total = n + extra;
     std::vector<uint32_t> out(total);

@@ -14,9 +14,6 @@ The C++ driver is embedded below; builds are cached like fpgakern.verify.opsim's
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -26,10 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fpgakern.errors import ToolError
 from fpgakern.ir.ops import OPS
-from fpgakern.paths import cache_dir
-from fpgakern.verify import opsim, tools
+from fpgakern.verify import opsim, verilate
 
 U32 = np.uint32
 F32 = np.float32
@@ -54,6 +49,7 @@ DRIVER = r"""
 #include <vector>
 #include "verilated.h"
 #include "Vtop.h"
+#include "driver_config.h"
 
 static void set_data(Vtop& m, const uint32_t* d) {
 #if LANES == 1
@@ -121,43 +117,20 @@ int main(int argc, char** argv) {
 
 def _build(module: str, lanes: int, p: int) -> Path:
     sources = opsim.module_sources(module)
-    digest = hashlib.sha256(DRIVER.encode())
-    for part in (module, str(lanes), str(p), *opsim.VERILATOR_FLAGS):
-        digest.update(part.encode() + b"\0")
-    for path in sources:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    root = cache_dir() / "reduce"
-    final = root / f"{module}-L{lanes}-P{p}-{digest.hexdigest()[:16]}"
-    binary = final / "sim"
-    if binary.exists():
-        return binary
-    root.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".build-{module}-", dir=root))
-    try:
+    key = verilate.key_of(DRIVER, module, str(lanes), str(p), *opsim.VERILATOR_FLAGS,
+                          *(path.name.encode() + b"\0" + path.read_bytes() for path in sources))
+
+    def build(work: Path) -> None:
         (work / "driver.cpp").write_text(DRIVER)
-        env = tools.env_with_verilator()
-        if tools.ccache():
-            env["OBJCACHE"] = "ccache"
-        command = [
-            str(tools.verilator()), "--cc", "--exe", "--build", "--build-jobs", "2",
-            *opsim.VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module, "--prefix", "Vtop",
-            f"-GLANES={lanes}", f"-GP={p}", "-CFLAGS", f"-DLANES={lanes}",
-            "-Mdir", str(work / "obj"), "-o", str(work / "sim"),
-            *(str(s) for s in sources), str(work / "driver.cpp"),
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        if done.returncode != 0:
-            raise ToolError(f"verilator build of {module} failed:\n{done.stdout}{done.stderr}")
-        shutil.rmtree(work / "obj", ignore_errors=True)
-        try:
-            os.rename(work, final)
-        except OSError:
-            if not binary.exists():
-                raise
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-    return binary
+        verilate.verilate(
+            work,
+            ["--exe", *opsim.VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module,
+             f"-GLANES={lanes}", f"-GP={p}", "-o", str(work / "sim"),
+             *(str(s) for s in sources), str(work / "driver.cpp")],
+            prefix="Vtop", files={"driver_config.h": f"#define LANES {lanes}\n"},
+            what=f"verilator build of {module}")
+
+    return verilate.cached_build("reduce", f"{module}-L{lanes}-P{p}", key, "sim", build) / "sim"
 
 
 @dataclass

@@ -1,0 +1,114 @@
+"""The Verilator build driver: Verilator's runtime is compiled once per distinct compile
+command and reused, models are built once per key, and a failure is a clear ToolError."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fpgakern.errors import ToolError
+from fpgakern.verify import opsim, tools, verilate
+
+COUNTER = """module counter (input logic clk, output logic [7:0] count);
+  initial count = 8'd0;
+  always_ff @(posedge clk) count <= count + 8'd1;
+endmodule
+"""
+
+MAIN = """#include "Vcounter.h"
+#include "verilated.h"
+#include "main_config.h"
+#include <cstdio>
+int main() {
+  Vcounter top;
+  for (int i = 0; i < 2 * STEPS; i++) { top.clk = i & 1; top.eval(); }
+  std::printf("%d\\n", int(top.count));
+  return 0;
+}
+"""
+
+pytestmark = pytest.mark.skipif(tools.missing_verilator() is not None,
+                                reason="Verilator is not installed")
+
+
+def _sources(work: Path) -> list[str]:
+    (work / "counter.sv").write_text(COUNTER)
+    (work / "main.cpp").write_text(MAIN)
+    return ["--top-module", "counter", "-o", str(work / "sim"), str(work / "counter.sv"),
+            str(work / "main.cpp")]
+
+
+def _build(work: Path, steps: int) -> str:
+    # opsim's flags: the runtime these need is the one the operator tests use anyway.
+    return verilate.verilate(work, ["--exe", *opsim.VERILATOR_FLAGS, *_sources(work)],
+                             prefix="Vcounter",
+                             files={"main_config.h": f"#define STEPS {steps}\n"})
+
+
+def _runtime_compiles(log: str) -> int:
+    return sum(1 for line in log.splitlines()
+               if line.rstrip().endswith("verilated.cpp") and " -c " in line)
+
+
+def test_runtime_objects_are_compiled_once_and_reused(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    _build(first, 5)
+    # Another model with the same compile command takes the stored runtime ...
+    assert _runtime_compiles(_build(second, 7)) == 0
+    # ... and each computes what its own sources say.
+    for folder, steps in ((first, 5), (second, 7)):
+        out = subprocess.run([str(folder / "sim")], capture_output=True, text=True, check=True)
+        assert out.stdout.strip() == str(steps)
+
+
+def _runtime_key(work: Path, cflags: str) -> tuple[list[str], str]:
+    work.mkdir()
+    subprocess.run([str(tools.verilator()), "--cc", "--exe", "--prefix", "Vcounter", "-Mdir",
+                    str(work / "obj"), "-CFLAGS", cflags, *_sources(work)],
+                   check=True, capture_output=True, env=tools.env_with_verilator())
+    return verilate.runtime_plan(work / "obj", "Vcounter")
+
+
+def test_the_runtime_key_covers_its_compile_command(tmp_path):
+    names, key = _runtime_key(tmp_path / "a", "-O0")
+    assert "verilated.o" in names
+    assert _runtime_key(tmp_path / "b", "-O0") == (names, key)
+    # Any flag that changes how the runtime compiles gives it another key.
+    assert _runtime_key(tmp_path / "c", "-O0 -DFK_EXTRA=1")[1] != key
+    assert _runtime_key(tmp_path / "d", "-O2")[1] != key
+
+
+def test_cached_build_builds_once_and_keeps_only_the_product(tmp_path, monkeypatch):
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def build(work: Path) -> None:
+        calls.append(work)
+        (work / "sim").write_text("model")
+        (work / "obj").mkdir()
+        (work / "obj" / "big.o").write_text("x")
+
+    folder = verilate.cached_build("kind", "name", "k1", "sim", build)
+    again = verilate.cached_build("kind", "name", "k1", "sim", build)
+    assert folder == again and len(calls) == 1
+    assert sorted(p.name for p in folder.iterdir()) == ["sim"]
+
+
+def test_failed_build_is_a_tool_error_and_leaves_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path / "cache"))
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "bad.sv").write_text("module bad(; endmodule\n")
+    with pytest.raises(ToolError, match="verilator build failed"):
+        verilate.verilate(work, ["--top-module", "bad", str(work / "bad.sv")], prefix="Vbad")
+
+    def build(staging: Path) -> None:
+        raise ToolError("no")
+
+    with pytest.raises(ToolError):
+        verilate.cached_build("kind", "name", "k2", "sim", build)
+    assert not [p for p in (tmp_path / "cache" / "kind").iterdir() if not p.name.endswith(".lock")]
