@@ -1,10 +1,11 @@
 """The content-hash cache: task keys and the records that say a task's outputs are good.
 
 A task's key hashes everything that decides its outputs: the step and its version,
-fpgakern's version, the variant, the spec files, the step's fingerprint (templates,
-generator sources, tool versions, flags) and the keys of the tasks it comes after. After a
-task runs, its record (``<variant>/.fpgakern/<step>.json``) stores the key and the sha256
-of every output, and is written last. A task is cached only when its record's key matches
+fpgakern's version, the variant, the spec files, the step's key inputs (its code and data,
+found from its imports: ``step.sources``; tool versions and flags: ``Step.fingerprint``)
+and the keys of the tasks it comes after. After a task runs, its record
+(``<variant>/.fpgakern/<step>.json``) stores the key and the sha256 of every output, and
+is written last. A task is cached only when its record's key matches
 and every output still has the recorded hash, so a build killed at any moment, or a
 truncated or altered artifact, is rebuilt rather than trusted.
 """
@@ -28,13 +29,13 @@ def task_key(
     step: Step,
     variant: VariantId,
     spec_texts: dict[str, str],
-    fingerprint: list[str],
+    inputs: list[str],  # Step.key_inputs: code, data, tools, flags
     upstream_keys: list[str],
 ) -> str:
     specs = [f"{name}\n{text}" for name, text in sorted(spec_texts.items())]
     return sha256_text(
         f"schema={RECORD_SCHEMA}", __version__, step.name, str(step.version), str(variant),
-        *specs, *fingerprint, *upstream_keys,
+        *specs, *inputs, *upstream_keys,
     )
 
 

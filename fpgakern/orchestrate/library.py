@@ -14,7 +14,7 @@ from pathlib import Path
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.scheduler import GOOD, SKIPPED, BuildResult
-from fpgakern.orchestrate.step import tree_digest
+from fpgakern.orchestrate.step import sources
 from fpgakern.util.files import sha256_file, sha256_text, write_bytes_atomic, write_text_atomic
 
 DEFAULT_PLATFORM = "u55c"  # 32 HBM pseudo-channels: room for the whole library's ports
@@ -62,7 +62,10 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
     target = folder / f"library_{platform.name}.xclbin"
     origins = [f"{kernel}@opt{rung}:{dtype}"
                for (kernel, dtype), (rung, _, _) in sorted(chosen.items())]
-    key = sha256_text(platform.name, tree_digest("link", "backends/host", "hls_templates"),
+    # The linker's and host generator's code and data, found from this module's imports
+    # as a step's are (the linker is imported in this function, and is found all the same).
+    code = sources((__name__,), ("hls_templates", "!hls_templates/csim")).digest
+    key = sha256_text(platform.name, code,
                       *(f"{origin} {sha256_file(path)}" for origin, (_, path, _) in
                         zip(origins, (chosen[k] for k in sorted(chosen)), strict=True)))
     key_file = folder / f".library_{platform.name}.key"

@@ -125,12 +125,11 @@ def tree_lock(root: Path, on_wait: Callable[[], None] | None = None) -> Iterator
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-class Scheduler:
-    def __init__(self, root: Path, plans: list[Plan], step_list: list[Step],
-                 executor: Executor, observer: Observer | None = None) -> None:
+class TaskGraph:
+    """Every task of the selected variants, with its key, before anything runs."""
+
+    def __init__(self, root: Path, plans: list[Plan], step_list: list[Step]) -> None:
         self.root = root
-        self.executor = executor
-        self.observer = observer or (lambda task: None)
         self.tasks: list[Task] = []
         self.by_variant: dict[VariantId, dict[str, Task]] = {}
         self.specs: dict[VariantId, dict[str, str]] = {}
@@ -158,7 +157,7 @@ class Scheduler:
                     task.status, task.reason = SKIPPED, reason
                     continue
                 task.key = cache.task_key(task.step, variant, self.specs[variant],
-                                          task.step.fingerprint(task.plan),
+                                          task.step.key_inputs(task.plan),
                                           [u.key for u in self._upstream(task)])
 
     def _upstream(self, task: Task) -> list[Task]:
@@ -166,6 +165,23 @@ class Scheduler:
         chain = self.by_variant[task.variant]
         used = [chain[d] for d in task.step.uses if d in chain and chain[d].status != SKIPPED]
         return [chain[d] for d in task.step.after if d in chain] + used
+
+
+def task_keys(
+    plans: list[Plan], step_list: list[Step] | None = None
+) -> dict[tuple[VariantId, str], str]:
+    """Every task's cache key, as a build of ``plans`` computes it, running nothing and
+    reading no build tree: (variant, step) -> key, without the tasks that are skipped."""
+    graph = TaskGraph(Path(), plans, list(steps().values()) if step_list is None else step_list)
+    return {(task.variant, task.step.name): task.key for task in graph.tasks if task.key}
+
+
+class Scheduler(TaskGraph):
+    def __init__(self, root: Path, plans: list[Plan], step_list: list[Step],
+                 executor: Executor, observer: Observer | None = None) -> None:
+        super().__init__(root, plans, step_list)
+        self.executor = executor
+        self.observer = observer or (lambda task: None)
 
     def _ready(self, task: Task) -> bool:
         return task.status == WAITING and all(u.status in GOOD for u in self._upstream(task))

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from fpgakern.backends import host
-from fpgakern.ladder import Plan
-from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
+from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 
 
 class Host(Step):
     name = "host"
     after = ("hls",)
-
-    def fingerprint(self, plan: Plan) -> list[str]:
-        return [tree_digest("hls_templates", "backends/host")]
+    data = ("hls_templates", "!hls_templates/csim")  # host*.j2, dispatched like the kernel's
 
     def run(self, ctx: StepContext) -> StepOutcome:
         sources = host.generate(ctx.plan, ctx.work / "host")

@@ -12,7 +12,7 @@ import shutil
 from fpgakern.backends.rtl.generate import check_supported, datapath_of, generate, reduction_of
 from fpgakern.errors import FpgakernError
 from fpgakern.ladder import Plan
-from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
+from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 
 FILELIST = "filelist.f"
 
@@ -28,9 +28,6 @@ class Rtl(Step):
         except FpgakernError as err:
             return str(err)
         return None
-
-    def fingerprint(self, plan: Plan) -> list[str]:
-        return [tree_digest("backends/rtl", "ir")]
 
     def run(self, ctx: StepContext) -> StepOutcome:
         folder = ctx.work / "rtl"

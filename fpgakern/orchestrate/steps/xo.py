@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fpgakern.backends.hls.generator import sources_in
-from fpgakern.ladder import Plan
-from fpgakern.orchestrate.step import Step, StepContext, StepOutcome, tree_digest
+from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.orchestrate.steps.rtl import rtl_files
 
 
@@ -15,9 +14,9 @@ class Xo(Step):
     name = "xo"
     after = ("hls",)
     uses = ("rtl",)
-
-    def fingerprint(self, plan: Plan) -> list[str]:
-        return [tree_digest("link")]
+    # It imports the HLS generator for the names of the files, whose content the hls
+    # task's key covers: no template of its own.
+    data = ("!hls_templates",)
 
     def run(self, ctx: StepContext) -> StepOutcome:
         from fpgakern.link.xo import write_xo  # the linker's packages: only when it runs
