@@ -17,6 +17,7 @@ from fpgakern.errors import FpgakernError
 
 EPILOG = """\b
 Examples:
+  fpgakern init my_project
   fpgakern list
   fpgakern build binary_ops/add --opt 4
   fpgakern show binary_ops/add --opt 2
@@ -55,9 +56,10 @@ class _Group(click.Group):
 def main() -> None:
     """Turn framework operators into verified Vitis kernels.
 
-    Reads kernel specs from kernel_specs/<category>/<kernel>.yaml and takes each kernel up
-    the optimization ladder (opt0 naive .. opt4 vectorized), generating and verifying
-    every artifact on the way.
+    Reads kernel specs from kernel_specs/<category>/<kernel>.yaml (the project's own
+    beside the bundled library) and takes each kernel up the optimization ladder (opt0
+    naive .. opt4 vectorized), generating and verifying every artifact on the way, into
+    build/ of the project.
     """
 
 

@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
-from fpgakern import paths
 from fpgakern.spec.library import Library
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -20,7 +19,9 @@ err_console = Console(stderr=True, highlight=False)
 
 
 def load_library(specs: Path | None) -> Library:
-    return Library(specs or paths.specs_dir())
+    """``--specs DIR`` alone, or by default the project's kernels beside the bundled
+    library."""
+    return Library(specs) if specs is not None else Library.for_project()
 
 
 def specs_option(func: F) -> F:
@@ -28,7 +29,8 @@ def specs_option(func: F) -> F:
         "--specs",
         type=click.Path(path_type=Path, file_okay=False),
         default=None,
-        help="Kernel spec folder (default: kernel_specs/ of the project).",
+        help="Read kernels from this folder alone (default: the project's kernel_specs/ "
+             "beside fpgakern's bundled library).",
     )(func)
 
 

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import click
+from rich.text import Text
 
 from fpgakern import paths
 from fpgakern.cli._build_options import execution_options
@@ -101,18 +102,21 @@ def finish(report: BuildReport, as_json: bool) -> None:
         print_json(report.data)
     else:
         if len(result.variants) <= SUMMARY_ROWS:  # bigger builds: see fpgakern report
-            console.print(view.summary_table(result))
+            view.print_summary(console, result)
+        # soft_wrap from here on: lines carry paths and messages a reader copies or greps,
+        # so the console's width must neither cut nor break them.
         if len(result.variants) <= 4:
             for line in view.artifact_lines(result):
-                console.print(line)
+                console.print(line, soft_wrap=True)
         for line in view.failure_lines(result):
-            console.print(line)
+            console.print(line, soft_wrap=True)
         if report.library is not None:
             for line in view.library_lines(report.library):
-                console.print(line)
+                console.print(line, soft_wrap=True)
         for regression in report.regressions:
-            console.print(f"[red]regression[/] {regression}")
-        console.print(view.summary_line(result))
-        console.print(f"reports: {display_path(report.folder)}")
+            console.print(Text.assemble(("regression", "red"), f" {regression}"),
+                          soft_wrap=True)
+        console.print(view.summary_line(result), soft_wrap=True)
+        console.print(Text(f"reports: {display_path(report.folder)}"), soft_wrap=True)
     if not result.passed:
         raise SystemExit(1)

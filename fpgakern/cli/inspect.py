@@ -11,6 +11,7 @@ from fpgakern.cli._common import json_option, print_json
 from fpgakern.errors import FpgakernError, UsageError, display_path
 from fpgakern.link.inspect import dump_section, format_report, inspect_path
 from fpgakern.util.files import write_bytes_atomic
+from fpgakern.util.text import plural
 
 
 @click.command("inspect")
@@ -45,5 +46,6 @@ def command(file: Path, as_json: bool, dump: str | None, output: Path | None) ->
     else:
         click.echo(format_report(report), nl=False)
     if report["errors"]:
-        raise FpgakernError(f"{report['file']}: {len(report['errors'])} inconsistencies "
-                            f"between sections (first: {report['errors'][0]})")
+        count = plural(len(report["errors"]), "inconsistency", "inconsistencies")
+        raise FpgakernError(f"{report['file']}: {count} between sections "
+                            f"(first: {report['errors'][0]})")

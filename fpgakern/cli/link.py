@@ -7,12 +7,14 @@ import uuid as uuid_mod
 from pathlib import Path
 
 import click
+from rich.text import Text
 
 from fpgakern import paths
 from fpgakern.cli._common import console, err_console, load_library, specs_option
 from fpgakern.errors import UsageError, display_path
 from fpgakern.link import config, linker, platforms, repro, resolve, vitis, xclbin
 from fpgakern.util.files import write_bytes_atomic
+from fpgakern.util.text import plural
 
 EPILOG = """\b
 Kernels: CATEGORY/KERNEL[@optN][:dtype] (default: highest rung, float32) or .xo paths.
@@ -43,7 +45,7 @@ Examples:
 @click.option("--dry-run", is_flag=True, help="Show what would be written or run.")
 @click.option("--timestamp", default=None,
               help="Seconds since 1970 or 'now' for the header (default: SOURCE_DATE_EPOCH, "
-                   "else 0).")
+                   "else fpgakern's release date, so that builds are reproducible).")
 @click.option("--uuid", "uuid_text", default=None,
               help="xclbin UUID (default: derived from the content).")
 @click.option("--build-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -55,13 +57,13 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
             specs: Path | None) -> None:
     """Link kernels into one .xclbin for a platform, the way v++ -l does."""
     platform = platforms.load(platform_name)
-    build_root = build_dir or paths.build_dir()
+    build_root = build_dir or paths.build_dir(specs.parent if specs else None)
     if library == bool(kernels):
         raise UsageError("name kernels to link or use --library, not both or neither")
     if library:
         inputs, skipped = resolve.library_inputs(build_root)
         for line in skipped:
-            err_console.print(f"[yellow]warning:[/] {line}")
+            err_console.print(Text.assemble(("warning:", "yellow"), f" {line}"), soft_wrap=True)
     else:
         inputs = resolve.resolve(list(kernels), load_library(specs), build_root)
     user_config = config.LinkConfig()
@@ -69,7 +71,7 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
         user_config = user_config.merged(config.load(path))
     design = linker.link(inputs, platform, user_config, target)
     for note in design.notes:
-        err_console.print(f"[yellow]note:[/] {note}")
+        err_console.print(Text.assemble(("note:", "yellow"), f" {note}"), soft_wrap=True)
 
     if toolchain == "vitis":
         invocation = vitis.link_invocation(design, output)
@@ -77,7 +79,7 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
             click.echo(invocation.describe(), nl=False)
             return
         vitis.execute(invocation)
-        console.print(f"wrote {display_path(output)} with v++")
+        console.print(f"wrote {display_path(output)} with v++", soft_wrap=True)
         return
 
     options = shlex.join(["fpgakern", "link", *kernels, *(["--library"] if library else []),
@@ -90,17 +92,20 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
                             timestamp=repro.build_time(timestamp), uuid=uuid)
     _print_design(design)
     if dry_run:
-        console.print(f"dry run: would write {display_path(output)} ({len(data)} bytes)")
+        console.print(f"dry run: would write {display_path(output)} ({len(data)} bytes)",
+                      soft_wrap=True)
         return
     write_bytes_atomic(output, data)
     flow = "v++ not on PATH: " if vitis.find_vpp() is None else ""
-    console.print(f"wrote {display_path(output)} ({len(data)} bytes): {len(design.cus)} CUs "
-                  f"of {len(design.kernels)} kernels on {platform.name}, {target}. "
-                  f"{flow}open flow, metadata only (no bitstream; --toolchain vitis runs v++)")
+    console.print(f"wrote {display_path(output)} ({len(data)} bytes): "
+                  f"{plural(len(design.cus), 'CU')} of {plural(len(design.kernels), 'kernel')} "
+                  f"on {platform.name}, {target}. "
+                  f"{flow}open flow, metadata only (no bitstream; --toolchain vitis runs v++)",
+                  soft_wrap=True)  # one line in a log, whatever the console's width
 
 
 def _print_design(design: linker.Design) -> None:
     for cu in design.cus:
         banks = sorted({b.tag for _, bs in cu.port_banks for b in bs})
         console.print(f"  {cu.ip_name:<28} base 0x{cu.base:08x}  irq {cu.interrupt_id:<3} "
-                      f"memory {', '.join(banks)}")
+                      f"memory {', '.join(banks)}", soft_wrap=True)

@@ -1,4 +1,4 @@
-"""``fpgakern list``: the kernel library by category."""
+"""``fpgakern list``: the kernels by category, the project's and the bundled library's."""
 
 from __future__ import annotations
 
@@ -6,21 +6,29 @@ from pathlib import Path
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from fpgakern.cli._common import console, json_option, load_library, print_json, specs_option
 from fpgakern.ladder import RUNGS
+from fpgakern.report.tables import print_table
+from fpgakern.spec.library import BUNDLED, PROJECT
+from fpgakern.util.text import plural
+
+# How each category's heading says where it comes from.
+ORIGIN = {PROJECT: "your project", BUNDLED: "bundled with fpgakern"}
 
 
 @click.command("list")
 @specs_option
 @json_option
 def command(specs: Path | None, as_json: bool) -> None:
-    """List the kernel library: kernels by category, with dtypes and rungs."""
+    """List the kernels by category, with dtypes and rungs: the project's own
+    (kernel_specs/ of the project) and fpgakern's bundled library, each marked."""
     library = load_library(specs)
     if as_json:
         print_json({
             "categories": [
-                {"name": c.name, "doc": c.doc, "kernels": [
+                {"name": c.name, "doc": c.doc, "origin": c.origin, "kernels": [
                     {"name": k.name, "kernel": k.qualname, "doc": k.doc, "mirrors": k.mirrors,
                      "dtypes": list(k.dtypes), "rungs": list(k.rungs), "expression": k.expression}
                     for k in c.kernels]}
@@ -29,13 +37,26 @@ def command(specs: Path | None, as_json: bool) -> None:
         })
         return
     for category in library.categories.values():
-        table = Table(title=f"{category.name}: {category.doc}", title_justify="left")
-        for column in ("kernel", "mirrors", "expression", "dtypes", "rungs"):
+        title = Text(f"{category.name} ({ORIGIN[category.origin]}): {category.doc}")
+        table = Table(title=title, title_justify="left")
+        table.add_column("kernel", no_wrap=True)
+        for column in ("mirrors", "expression", "dtypes", "rungs"):
             table.add_column(column)
+        lines = []
         for k in category.kernels:
             rungs = " ".join(map(str, k.rungs))
-            table.add_row(k.name, k.mirrors or "", k.expression, ", ".join(k.dtypes), rungs)
-        console.print(table)
+            # Text, not markup: an expression may hold brackets one day (indexing).
+            row = (k.name, k.mirrors or "", k.expression, ", ".join(k.dtypes), rungs)
+            table.add_row(*(Text(cell) for cell in row))
+            lines.append(Text(f"  {k.qualname}: {k.expression}; mirrors {k.mirrors or '-'}; "
+                              f"dtypes {', '.join(k.dtypes)}; rungs {rungs}"))
+        print_table(console, table, lines)
+    origins = {origin: sum(len(c.kernels) for c in library.categories.values()
+                           if c.origin == origin) for origin in (PROJECT, BUNDLED)}
+    where = ""
+    if origins[PROJECT] and origins[BUNDLED]:
+        where = f" ({origins[PROJECT]} in your project, {origins[BUNDLED]} bundled)"
     legend = ", ".join(f"{r.index} {r.name}" for r in RUNGS)
-    console.print(f"{len(library.kernels)} kernels in {len(library.categories)} categories; "
-                  f"rungs: {legend}")
+    console.print(f"{plural(len(library.kernels), 'kernel')}{where} in "
+                  f"{plural(len(library.categories), 'category', 'categories')}; "
+                  f"rungs: {legend}", soft_wrap=True)

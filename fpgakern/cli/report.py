@@ -8,12 +8,14 @@ from pathlib import Path
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from fpgakern import paths
 from fpgakern.cli._common import console, json_option, specs_option
 from fpgakern.errors import UsageError, display_path
 from fpgakern.report.html import REPORT
 from fpgakern.report.results import RESULTS, reports_dir
+from fpgakern.report.tables import print_table
 
 
 @click.command("report")
@@ -24,7 +26,7 @@ from fpgakern.report.results import RESULTS, reports_dir
 @json_option
 def command(out: Path | None, open_browser: bool, specs: Path | None, as_json: bool) -> None:
     """Show the latest build's results: counts, failures and per-variant verdicts."""
-    root = out or paths.build_dir((specs or paths.specs_dir()).parent)
+    root = out or paths.build_dir(specs.parent if specs else None)
     folder = reports_dir(root) / "latest"
     try:
         data = json.loads((folder / RESULTS).read_text())
@@ -36,17 +38,26 @@ def command(out: Path | None, open_browser: bool, specs: Path | None, as_json: b
         return
     if open_browser:
         webbrowser.open((folder / REPORT).resolve().as_uri())
-    table = Table(title=f"{data['generated_at']}  {data['command']}", title_justify="left")
-    for column in ("kernel", "rung", "dtype", "result", "tasks", "detail"):
-        table.add_column(column)
+    table = Table(title=Text(f"{data['generated_at']}  {data['command']}"),
+                  title_justify="left")
+    for column in ("kernel", "rung", "dtype", "result"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("tasks")
+    table.add_column("detail")
+    lines = []
     for v in data["variants"]:
         bad = [t for t in v["tasks"] if t["status"] in ("failed", "blocked")]
         detail = f"{bad[0]['step']}: {bad[0]['detail']}" if bad else ""
-        verdict = "[red]FAILED[/]" if bad else "[green]ok[/]"
-        table.add_row(v["kernel"], str(v["rung"]), v["dtype"], verdict, _work(v["tasks"]), detail)
-    console.print(table)
+        verdict = Text("FAILED", "red") if bad else Text("ok", "green")
+        # Text, not markup: a detail may hold brackets (a path, a C++ error).
+        table.add_row(v["kernel"], str(v["rung"]), v["dtype"], verdict, _work(v["tasks"]),
+                      Text(detail))
+        lines.append(Text.assemble(f"{v['kernel']} opt{v['rung']} {v['dtype']}: ", verdict,
+                                   f" ({_work(v['tasks'])})", f"; {detail}" if detail else ""))
+    print_table(console, table, lines)
     counts = ", ".join(f"{n} {s}" for s, n in data["counts"].items() if n)
-    console.print(f"{counts}; html: {display_path(folder.resolve() / REPORT)}")
+    console.print(Text(f"{counts}; html: {display_path(folder.resolve() / REPORT)}"),
+                  soft_wrap=True)
 
 
 def _work(tasks: list[dict]) -> str:

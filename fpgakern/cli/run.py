@@ -18,6 +18,7 @@ from fpgakern.orchestrate.manifest import MANIFEST
 from fpgakern.orchestrate.scheduler import variant_dir
 from fpgakern.runtime import device as runtime
 from fpgakern.runtime.targets import TARGETS
+from fpgakern.util.text import plural
 from fpgakern.verify import compare, reference, stimulus
 
 EPILOG = """\b
@@ -76,6 +77,9 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
     rung = opt if opt is not None else max(k.rungs)
     p = plan(k, rung, dtype)
     root = build_dir or paths.build_dir(library.root.parent)
+    # The runtime reads one spec folder: the one this kernel comes from (the project's or
+    # the bundled library, which the default library combines).
+    kernel_specs = specs or k.source.parent.parent
     def log(text: str) -> None:
         if not as_json:
             console.print(text, soft_wrap=True)
@@ -91,13 +95,13 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
                 run_build([p], root, executor, until="csim", command="fpgakern run")
             finally:
                 executor.close()
-        dev = runtime.open(folder, target, specs=specs, read_latency=read_latency)
+        dev = runtime.open(folder, target, specs=kernel_specs, read_latency=read_latency)
     else:
-        dev = runtime.open(xclbin, target, specs=specs, read_latency=read_latency)
+        dev = runtime.open(xclbin, target, specs=kernel_specs, read_latency=read_latency)
     handle = dev.kernel(p.top)
     variant = handle.variant(dtype)
     log(f"{k.qualname} opt{variant.plan.rung.index} {dtype} on {dev.target}: "
-        f"{size} elements, {variant.compute_units} CU(s)")
+        f"{plural(size, 'element')}, {plural(variant.compute_units, 'CU')}")
     handle.target(dtype)  # builds the emulation model if needed
     prepare_seconds = time.perf_counter() - started
 

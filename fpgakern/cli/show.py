@@ -22,7 +22,8 @@ WHAT = ("kernel", "testbench", "link-config")
 @click.option("--dtype", default=None, help="Dtype to show (default: the kernel's first).")
 @click.option("--what", type=click.Choice(WHAT), default="kernel", show_default=True,
               help="Which generated file to show.")
-@click.option("--plain", is_flag=True, help="No colours (for piping to a file).")
+@click.option("--plain", is_flag=True,
+              help="The code alone, no colours or line numbers (the default when piped).")
 @specs_option
 def command(kernel: str, opt: int, dtype: str | None, what: str, plain: bool,
             specs: Path | None) -> None:
@@ -44,7 +45,10 @@ def command(kernel: str, opt: int, dtype: str | None, what: str, plain: bool,
             raise click.UsageError("only rung 3 (multi_cu) has a link config")
         text = render(templates_dir(), k.category, "link.cfg.j2", **context(p))
         lexer = "ini"
-    if plain:
+    if plain or not console.is_terminal:
+        # Piped or redirected: the code itself, every line whole (rich would cut each at
+        # the console's width), so that `fpgakern show ... > add.cpp` compiles.
         click.echo(text, nl=False)
     else:
-        console.print(Syntax(text, lexer, line_numbers=True, word_wrap=False))
+        # word_wrap: a line wider than the terminal folds instead of being cut off.
+        console.print(Syntax(text, lexer, line_numbers=True, word_wrap=True))

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from fpgakern.cli._common import (
     console,
@@ -19,6 +20,7 @@ from fpgakern.cli._common import (
 )
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ir.kernel import Kernel
+from fpgakern.report.tables import print_table
 from fpgakern.verify.rtlsim import DEFAULT_LATENCY, SimResult, simulate
 
 EPILOG = """\b
@@ -72,6 +74,14 @@ def _table(results: list[SimResult]) -> Table:
     return table
 
 
+def _line(r: SimResult) -> str:
+    """A table row as one line, for consoles too narrow for the table."""
+    verdict = {"passed": "pass", "failed": "FAIL", "skipped": "skip"}[r.status]
+    return (f"{r.kernel} opt{r.rung} {r.dtype}: {verdict}, size {r.size}, "
+            f"{_fmt(r.cycles, 'd')} cycles, {_fmt(r.elements_per_cycle, '.3f')} elem/cycle, "
+            f"{_fmt(r.percent_of_ideal, '.1f')}% of ideal")
+
+
 @click.command("sim", epilog=EPILOG)
 @click.argument("kernels", nargs=-1)
 @click.option("--opt", "rung", type=click.IntRange(0, 4), default=None,
@@ -118,18 +128,21 @@ def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: 
     if as_json:
         print_json({"results": [r.to_json() for r in results]})
     else:
-        console.print(_table(results))
+        print_table(console, _table(results), [Text(_line(r)) for r in results])
         for r in results:
             where = f"{r.kernel} opt{r.rung} {r.dtype}"
             if r.status == "failed":
                 # soft_wrap: long messages and paths stay whole for copy and grep
-                console.print(f"[red]FAIL[/] {where}: {r.message}", soft_wrap=True)
+                # Text, not markup: a message may hold brackets (a bus, an index)
+                console.print(Text.assemble(("FAIL", "red"), f" {where}: {r.message}"),
+                              soft_wrap=True)
                 if r.log:
-                    console.print(f"  log: {display_path(r.log)}", soft_wrap=True)
+                    console.print(Text(f"  log: {display_path(r.log)}"), soft_wrap=True)
             elif r.status == "skipped":
-                console.print(f"[yellow]skip[/] {where}: {r.skipped}", soft_wrap=True)
+                console.print(Text.assemble(("skip", "yellow"), f" {where}: {r.skipped}"),
+                              soft_wrap=True)
             if r.waves:
-                console.print(f"waves {where}: {display_path(r.waves)}", soft_wrap=True)
+                console.print(Text(f"waves {where}: {display_path(r.waves)}"), soft_wrap=True)
         counts = {s: sum(r.status == s for r in results) for s in ("passed", "failed", "skipped")}
         console.print(f"{counts['passed']} passed, {counts['failed']} failed, "
                       f"{counts['skipped']} skipped")

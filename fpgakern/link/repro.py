@@ -3,9 +3,11 @@
 Real tools make some fields unique per run: xclbinutil writes 16 random bytes as the
 xclbin UUID, ``time()`` as ``m_uniqueId`` and ``m_timeStamp``; zip archives record file
 times. fpgakern derives the UUID and ``m_uniqueId`` from a hash of the xclbin's content
-and takes times from ``SOURCE_DATE_EPOCH`` (the reproducible-builds.org convention) or an
-explicit option, else writes none (0 in the xclbin, 1980-01-01 in the zip), so the same
-inputs give byte-identical files.
+and takes times from an explicit option, else ``SOURCE_DATE_EPOCH`` (the
+reproducible-builds.org convention), else the release date of this fpgakern
+(:data:`RELEASE_EPOCH`), so the same inputs give byte-identical files whose dates are
+still true statements: no later than the tool that made them. (An m_timeStamp of 0 made
+``file`` report every .xclbin as created in 1970.)
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ import uuid as uuid_mod
 from fpgakern.errors import UsageError
 
 ZIP_EPOCH = 315532800  # 1980-01-01T00:00:00Z, the earliest time a zip entry can record
+ZIP_END = 4354819198  # 2107-12-31T23:59:58Z, the latest (DOS dates count years to 127)
+# 2026-11-24T00:00:00Z, the release of fpgakern 0.1.0: the default time of every .xo and
+# .xclbin. Move it with __version__ (tests check it is the release's day, not 1970).
+RELEASE_DATE = "2026-11-24"
+RELEASE_EPOCH = 1795478400
 
 
 def source_date_epoch() -> int | None:
@@ -35,7 +42,7 @@ def source_date_epoch() -> int | None:
 
 def build_time(explicit: int | str | None = None) -> int:
     """Seconds since the epoch to record: ``explicit`` ("now" or seconds), else
-    SOURCE_DATE_EPOCH, else 0 (not recorded)."""
+    SOURCE_DATE_EPOCH, else the release date of this fpgakern (RELEASE_EPOCH)."""
     if explicit == "now":
         return int(time.time())
     if explicit is not None:
@@ -44,12 +51,14 @@ def build_time(explicit: int | str | None = None) -> int:
         except ValueError:
             raise UsageError(f"--timestamp {explicit!r}: give seconds since 1970 or 'now'") \
                 from None
-    return source_date_epoch() or 0
+    from_env = source_date_epoch()
+    return RELEASE_EPOCH if from_env is None else from_env  # SOURCE_DATE_EPOCH=0 is valid
 
 
 def zip_date_time(epoch: int | None = None) -> tuple[int, int, int, int, int, int]:
-    """A zip entry time: ``epoch`` or SOURCE_DATE_EPOCH, clamped to the zip era (UTC)."""
-    seconds = max(ZIP_EPOCH, epoch if epoch is not None else source_date_epoch() or 0)
+    """A zip entry time: ``epoch``, else :func:`build_time`'s, clamped to the zip era
+    (UTC; zip times have no zone, and UTC keeps them the same on every machine)."""
+    seconds = min(max(ZIP_EPOCH, epoch if epoch is not None else build_time()), ZIP_END)
     t = time.gmtime(seconds)
     return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec & ~1)
 

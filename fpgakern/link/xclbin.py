@@ -66,10 +66,13 @@ def sections(design: Design, project: str, options: str, timestamp: int) -> list
 
 
 def to_xclbin(design: Design, *, project: str = "fpgakern", options: str = "",
-              timestamp: int = 0, uuid: uuid_mod.UUID | None = None) -> bytes:
-    """The xclbin of ``design``. ``timestamp`` goes to m_timeStamp and BUILD_METADATA;
+              timestamp: int | None = None, uuid: uuid_mod.UUID | None = None) -> bytes:
+    """The xclbin of ``design``. ``timestamp`` goes to m_timeStamp and BUILD_METADATA
+    (default: :func:`repro.build_time`, SOURCE_DATE_EPOCH or fpgakern's release date);
     ``uuid`` defaults to a hash of every section and the header's identity fields, and
     m_uniqueId follows the uuid (repro.py)."""
+    if timestamp is None:
+        timestamp = repro.build_time()
     payloads = sections(design, project, options, timestamp)
     mode = axlf.TARGET_MODES[design.target]
     vbnv = design.platform.vbnv.encode()

@@ -1,4 +1,9 @@
-"""The console view of a build: a live rich display on a terminal, plain lines elsewhere."""
+"""The console view of a build: a live rich display on a terminal, plain lines elsewhere.
+
+The summary is a table when it fits the console's width whole, else one line per
+variant (tables.py): a CI log must still say which kernel, rung, dtype and step passed
+or failed.
+"""
 
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ from fpgakern.orchestrate.scheduler import (
     BuildResult,
     Task,
 )
+from fpgakern.report.tables import print_table
+from fpgakern.util.text import plural
 
 STYLE = {PASSED: "green", CACHED: "cyan", FAILED: "red", BLOCKED: "red", SKIPPED: "yellow",
          RUNNING: "blue"}
@@ -68,7 +75,8 @@ class BuildView:
             if task.status == FAILED:
                 self.failures.append(task)
             if not self.live_mode and not self.quiet and task.status in (PASSED, FAILED):
-                self.console.print(_line(task), highlight=False)
+                # soft_wrap: a log line is never cut or broken by the console's width
+                self.console.print(_line(task), highlight=False, soft_wrap=True)
         if self.live is not None:
             self.live.update(self._render())
 
@@ -98,15 +106,21 @@ def _line(task: Task) -> Text:
     return text
 
 
+def summary_title(result: BuildResult) -> str:
+    return f"Build of {plural(len(result.variants), 'variant')}"
+
+
 def summary_table(result: BuildResult) -> Table:
     """One row per variant: each step's status."""
     step_names = list(dict.fromkeys(t.step.name for t in result.tasks))
-    table = Table(title=f"Build of {len(result.variants)} variants", title_justify="left")
-    table.add_column("kernel")
-    table.add_column("rung")
-    table.add_column("dtype")
+    table = Table(title=summary_title(result), title_justify="left")
+    # no_wrap: a kernel name or verdict broken over lines reads as two; when the table is
+    # too wide for that, print_summary prints lines instead.
+    table.add_column("kernel", no_wrap=True)
+    table.add_column("rung", no_wrap=True)
+    table.add_column("dtype", no_wrap=True)
     for name in step_names:
-        table.add_column(name)
+        table.add_column(name, no_wrap=True)
     for variant, tasks in result.variants.items():
         by_step = {t.step.name: t for t in tasks}
         cells = []
@@ -117,12 +131,32 @@ def summary_table(result: BuildResult) -> Table:
     return table
 
 
+def summary_lines(result: BuildResult) -> list[Text]:
+    """The summary table as lines: ``binary_ops/add opt2 float32: hls passed, csim
+    FAILED`` (failures in capitals, as a reader scanning a log looks for them)."""
+    lines = []
+    for variant, tasks in result.variants.items():
+        line = Text(f"{variant}: ")
+        for i, task in enumerate(tasks):
+            status = task.status.upper() if task.status in (FAILED, BLOCKED) else task.status
+            line.append(", " if i else "")
+            line.append(f"{task.step.name} ")
+            line.append(status, style=STYLE.get(task.status, ""))
+        lines.append(line)
+    return lines
+
+
+def print_summary(console: Console, result: BuildResult) -> None:
+    """One row per variant and step verdict: a table when it fits, else lines."""
+    print_table(console, summary_table(result), summary_lines(result))
+
+
 def summary_line(result: BuildResult) -> Text:
     counts = [(s, result.count(s)) for s in (PASSED, CACHED, FAILED, BLOCKED, SKIPPED)]
     parts = ", ".join(f"{n} {s}" for s, n in counts if n)
     style = "red" if result.failed else "green"
-    return Text(f"{len(result.tasks)} tasks in {result.seconds:.1f}s ({result.executor}): "
-                f"{parts}", style=style)
+    return Text(f"{plural(len(result.tasks), 'task')} in {result.seconds:.1f}s "
+                f"({result.executor}): {parts}", style=style)
 
 
 def failure_lines(result: BuildResult) -> list[Text]:
@@ -133,23 +167,27 @@ def failure_lines(result: BuildResult) -> list[Text]:
     return out
 
 
-def artifact_lines(result: BuildResult) -> list[str]:
-    """Each variant's folder and the files its tasks wrote, for small builds."""
+def artifact_lines(result: BuildResult) -> list[Text]:
+    """Each variant's folder and the files its tasks wrote, for small builds.
+
+    Text, not markup: a detail in brackets (``[add_f32.xo: RTL kernel]``) would read as
+    a style tag and vanish."""
     from fpgakern.errors import display_path
 
     lines = []
     for variant, tasks in result.variants.items():
         folder = tasks[0].folder
-        lines.append(f"{variant}: {display_path(folder)}/")
+        lines.append(Text(f"{variant}: {display_path(folder)}/"))
         for task in tasks:
             if task.outcome is None:
                 continue
             names = task.outcome.files
             folders = {n.split("/")[0] + "/" for n in names if "/" in n}
             files = (", ".join(names) if len(names) <= 4
-                     else f"{', '.join(sorted(folders))} ({len(names)} files)") or "-"
-            lines.append(f"  {task.step.name:5} {task.status:7} {files}  [{task.outcome.detail}]")
-        lines.append("  manifest.json")
+                     else f"{', '.join(sorted(folders))} ({plural(len(names), 'file')})") or "-"
+            lines.append(Text(f"  {task.step.name:5} {task.status:7} {files}  "
+                              f"[{task.outcome.detail}]"))
+        lines.append(Text("  manifest.json"))
     return lines
 
 
@@ -161,5 +199,5 @@ def library_lines(library: LibraryLink) -> list[Text]:
         lines.append(Text(f"library link failed: {library.error}", style="red"))
     elif library.path is not None:
         lines.append(Text(f"library: {display_path(library.path)} with "
-                          f"{len(library.included)} kernels", style="green"))
+                          f"{plural(len(library.included), 'kernel')}", style="green"))
     return lines

@@ -1,16 +1,27 @@
-"""The kernel library: every spec under ``kernel_specs/<category>/``, loaded and validated."""
+"""The kernel library: every spec under ``kernel_specs/<category>/``, loaded and validated.
+
+A user's project has its own ``kernel_specs/`` beside fpgakern's bundled library;
+:meth:`Library.for_project` reads both as one. The project adds categories, it does not
+extend or replace the bundled ones: a category name or a kernel name found in both is an
+error (kernel names become the generated functions, ``<kernel>_f32``, the torch op
+``torch.ops.fpgakern.<kernel>`` and the .xo, so two kernels of one name cannot coexist in
+a build tree or a library .xclbin).
+"""
 
 from __future__ import annotations
 
 import fnmatch
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from fpgakern import paths
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ir.kernel import Kernel
 from fpgakern.spec import schema, yamlpos
 
 CATEGORY_FILE = "_category.yaml"
+PROJECT, BUNDLED = "project", "bundled"  # where a category comes from
 
 
 @dataclass(frozen=True)
@@ -18,23 +29,46 @@ class Category:
     name: str
     doc: str
     kernels: tuple[Kernel, ...]
+    origin: str = PROJECT  # PROJECT: the user's kernel_specs/; BUNDLED: fpgakern's own
 
 
 class Library:
-    """All categories and kernels of one ``kernel_specs`` folder.
+    """All categories and kernels of one ``kernel_specs`` folder, or of a project's
+    folder and the bundled library together (:meth:`for_project`).
 
     Loading validates every spec; the first problem raises a SpecError naming its file,
     line and key, before anything is generated.
     """
 
-    def __init__(self, root: Path) -> None:
-        if not root.is_dir():
+    def __init__(self, root: Path, *, bundled: Path | None = None) -> None:
+        """Every spec of ``root``; with ``bundled``, also the categories of that folder
+        (fpgakern's library), and then ``root`` may be missing (a project of no kernels
+        of its own). ``root`` stays the project's folder: output goes beside it."""
+        if bundled is None and not root.is_dir():
             raise UsageError(f"{display_path(root)}: kernel spec folder not found")
         self.root = root
+        # The project's specs load first, so that a mistake in the user's own file is
+        # the error they see, before any name clash with the bundled library.
+        own = _load_folder(root, _origin(root)) if root.is_dir() else {}
         self.categories: dict[str, Category] = {}
-        folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-        for folder in folders:
-            self.categories[folder.name] = _load_category(folder)
+        if bundled is not None:
+            self.categories.update(_load_folder(bundled, BUNDLED))
+            _check_clashes(own, self.categories, root)
+        self.categories.update(own)
+
+    @classmethod
+    def for_project(cls, start: Path | None = None) -> Library:
+        """The project's kernels (``kernel_specs/`` of :func:`paths.project_root`) beside
+        fpgakern's bundled library. In fpgakern's own checkout the two are one folder."""
+        specs = paths.project_root(start) / paths.SPECS
+        bundled = paths.library_dir()
+        if specs.is_dir() and specs.resolve() == bundled.resolve():
+            return cls(specs)
+        return cls(specs, bundled=bundled)
+
+    def origin(self, kernel: Kernel) -> str:
+        """PROJECT or BUNDLED: where ``kernel`` comes from."""
+        return self.categories[kernel.category].origin
 
     @property
     def kernels(self) -> list[Kernel]:
@@ -65,10 +99,43 @@ class Library:
         return chosen
 
 
-def _load_category(folder: Path) -> Category:
+def _origin(root: Path) -> str:
+    try:
+        same = root.resolve() == paths.library_dir().resolve()
+    except FileNotFoundError:  # an install without its data: everything is the user's
+        same = False
+    return BUNDLED if same else PROJECT
+
+
+def _load_folder(root: Path, origin: str) -> dict[str, Category]:
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return {folder.name: _load_category(folder, origin) for folder in folders}
+
+
+def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
+                   root: Path) -> None:
+    """One line for the first name the project shares with the bundled library."""
+    names = {k.name: k for c in bundled.values() for k in c.kernels}
+    for category in own.values():
+        if category.name in bundled:
+            raise UsageError(
+                f"{display_path(root / category.name)}: category {category.name!r} is also "
+                f"in fpgakern's bundled library; rename this folder (a project adds "
+                f"categories beside the bundled ones, it cannot extend or replace them)")
+        for kernel in category.kernels:
+            other = names.get(kernel.name)
+            if other is not None:
+                raise UsageError(
+                    f"{display_path(kernel.source)}: kernel {kernel.name!r} is also "
+                    f"fpgakern's bundled {other.qualname}; rename it (a kernel's name "
+                    f"names its generated functions, e.g. {kernel.name}_f32)")
+
+
+def _load_category(folder: Path, origin: str = PROJECT) -> Category:
     category_doc = None
     text, defaults = folder.name, {}
-    if (folder / CATEGORY_FILE).exists():
+    # lexists: a dangling or looping _category.yaml is an error to report, not "absent".
+    if os.path.lexists(folder / CATEGORY_FILE):
         category_doc = yamlpos.load(folder / CATEGORY_FILE)
         text, defaults = schema.load_category(category_doc)
     kernels = tuple(
@@ -76,4 +143,4 @@ def _load_category(folder: Path) -> Category:
         for path in sorted(folder.glob("*.yaml"))
         if path.name != CATEGORY_FILE
     )
-    return Category(folder.name, text, kernels)
+    return Category(folder.name, text, kernels, origin)
