@@ -65,9 +65,14 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
     # The linker's and host generator's code and data, found from this module's imports
     # as a step's are (the linker is imported in this function, and is found all the same).
     code = sources((__name__,), ("hls_templates", "!hls_templates/csim")).digest
+    # The category host entries name every kernel of the build, linked or not (a missing
+    # one answers "missing" at run time): each kernel as loaded (spec and category
+    # defaults) is an input too.
+    built = list(dict.fromkeys(tasks[0].plan.kernel for tasks in result.variants.values()))
     key = sha256_text(platform.name, code,
                       *(f"{origin} {sha256_file(path)}" for origin, (_, path, _) in
-                        zip(origins, (chosen[k] for k in sorted(chosen)), strict=True)))
+                        zip(origins, (chosen[k] for k in sorted(chosen)), strict=True)),
+                      *sorted(repr(k) for k in built))
     key_file = folder / f".library_{platform.name}.key"
     if target.is_file() and key_file.is_file() and key_file.read_text() == key:
         entries = sorted((folder / "host").glob("fpga_kernel_*.hpp"))
@@ -89,7 +94,6 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
         return LibraryLink(None, [i.origin for i in inputs], left_out, str(err))
     write_text_atomic(folder / "library.cfg", text)
     write_bytes_atomic(target, data)
-    built = [tasks[0].plan.kernel for tasks in result.variants.values()]
     entries = _host_entries(chosen, built, folder / "host")
     write_text_atomic(key_file, key)  # last: the library is complete
     return LibraryLink(target, [i.origin for i in inputs], left_out, None, entries)
