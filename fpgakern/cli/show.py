@@ -38,12 +38,12 @@ def command(kernel: str, opt: int, dtype: str | None, what: str, plain: bool,
     if what == "kernel":
         text, lexer = render_kernel(p), "cpp"
     elif what == "testbench":
-        text = render(templates_dir(), k.category, "testbench.cpp.j2", **context(p))
+        text = render(templates_dir(), k.kind, "testbench.cpp.j2", **context(p))
         lexer = "cpp"
     else:
         if not p.rung.multi_cu:
             raise click.UsageError("only rung 3 (multi_cu) has a link config")
-        text = render(templates_dir(), k.category, "link.cfg.j2", **context(p))
+        text = render(templates_dir(), k.kind, "link.cfg.j2", **context(p))
         lexer = "ini"
     if plain or not console.is_terminal:
         # Piped or redirected: the code itself, every line whole (rich would cut each at

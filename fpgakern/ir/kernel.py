@@ -5,10 +5,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from fpgakern.ir import expr
 from fpgakern.ir.dtypes import DTYPES, DType
 from fpgakern.ir.ops import Op
+
+# What shape of computation a kernel is; every generator and checker dispatches on it,
+# never on the folder (category) a spec sits in. Kinds to come (DESIGN.md): broadcast
+# operands, reductions along a dimension, reduce-then-map (softmax), transforms (FFT).
+KernelKind = Literal["elementwise", "reduction"]
+KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction")
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,12 @@ class Kernel:
     @property
     def is_reduction(self) -> bool:
         return self.reduction is not None
+
+    @property
+    def kind(self) -> KernelKind:
+        """``elementwise`` (n elements in, n out) or ``reduction`` (all elements to one),
+        from the expression alone: a ``sum(...)`` in any category is a reduction."""
+        return "reduction" if self.is_reduction else "elementwise"
 
     def elementwise_body(self, dtype_name: str) -> expr.Node:
         """The per-element part: the whole graph, or the reduction's operand."""

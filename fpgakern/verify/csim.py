@@ -118,12 +118,15 @@ def write_case(case: Case, plan: Plan, path: Path) -> None:
 
 
 def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path) -> CsimResult:
-    """Compile (or reuse) the testbench, run every case, compare with the reference."""
+    """Compile (or reuse) the testbench, run every case, compare with the reference.
+
+    ``work_dir`` exists on return whatever the verdict, so that a caller can write its
+    report there even when g++ rejected the kernel."""
+    work_dir.mkdir(parents=True, exist_ok=True)
     try:
         binary = compile_testbench(sources)
     except ToolError as err:
         return CsimResult(False, error=str(err))
-    work_dir.mkdir(parents=True, exist_ok=True)
     argv = [str(binary)]
     for i, case in enumerate(cases):
         write_case(case, plan, work_dir / f"case{i}.bin")

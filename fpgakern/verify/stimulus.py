@@ -112,19 +112,31 @@ def _reduction_specials(
     kernel: Kernel, dtype: DType, rng: np.random.Generator, scalars: dict[str, float | int]
 ) -> list[Case]:
     """Reductions see special values one at a time inside ordinary data, so that each
-    case tests one rule (NaN wins, inf + -inf is NaN, -0 vs +0...)."""
-    name = kernel.inputs[0]
-    base = random_values(dtype, 100, rng)
-    if dtype.is_float:
-        base = np.clip(base, -1e3, 1e3).astype(np.float32)  # keep order-dependent overflow out
+    case tests one rule (NaN wins, inf + -inf is NaN, -0 vs +0...).
+
+    Every input gets a tensor (a reduction may have several: ``sum(a * b)``). The special
+    values take turns among the inputs; in the hand-made float cases the first input
+    carries the pattern and the others hold ones, so a product passes it on unchanged."""
+    names = kernel.inputs
+    bases = {}
+    for name in names:
+        base = random_values(dtype, 100, rng)
+        if dtype.is_float:
+            base = np.clip(base, -1e3, 1e3).astype(np.float32)  # keep order-dependent overflow out
+        bases[name] = base
     out = []
     for i, value in enumerate(specials(dtype)):
-        data = base.copy()
-        data[(i * 7) % data.size] = value
-        out.append(Case(f"special_{i}", {name: data}, dict(scalars)))
+        tensors = {name: base.copy() for name, base in bases.items()}
+        tensors[names[i % len(names)]][(i * 7) % 100] = value
+        out.append(Case(f"special_{i}", tensors, dict(scalars)))
     if dtype.is_float:
-        out.append(Case("all_negative_zero", {name: np.full(33, -0.0, np.float32)}, dict(scalars)))
-        out.append(Case("inf_minus_inf", {name: np.array([np.inf, 1, -np.inf], np.float32)},
-                        dict(scalars)))
-        out.append(Case("subnormals", {name: np.full(40, 1e-41, np.float32)}, dict(scalars)))
+        patterns = {
+            "all_negative_zero": np.full(33, -0.0, np.float32),
+            "inf_minus_inf": np.array([np.inf, 1, -np.inf], np.float32),
+            "subnormals": np.full(40, 1e-41, np.float32),
+        }
+        for label, data in patterns.items():
+            tensors = {name: np.ones_like(data) for name in names}
+            tensors[names[0]] = data
+            out.append(Case(label, tensors, dict(scalars)))
     return out

@@ -57,8 +57,14 @@ def context(plan: Plan) -> dict[str, object]:
     }
 
 
+def render_template(plan: Plan, name: str) -> str:
+    """Render one HLS template for ``plan``, dispatched on the kernel's kind (never its
+    category): ``hls_templates/<kind>/<name>`` when the kind overrides it."""
+    return render(templates_dir(), plan.kernel.kind, name, **context(plan))
+
+
 def render_kernel(plan: Plan) -> str:
-    return render(templates_dir(), plan.kernel.category, "kernel.cpp.j2", **context(plan))
+    return render_template(plan, "kernel.cpp.j2")
 
 
 def sources_in(plan: Plan, folder: Path) -> HlsSources:
@@ -71,14 +77,10 @@ def sources_in(plan: Plan, folder: Path) -> HlsSources:
 def generate(plan: Plan, out_dir: Path) -> HlsSources:
     """Write the plan's HLS sources into ``out_dir`` and return where they are."""
     out = sources_in(plan, out_dir)
-    ctx = context(plan)
-    category = plan.kernel.category
-    write_text_atomic(out.kernel, render(templates_dir(), category, "kernel.cpp.j2", **ctx))
-    write_text_atomic(out.testbench,
-                      render(templates_dir(), category, "testbench.cpp.j2", **ctx))
+    write_text_atomic(out.kernel, render_template(plan, "kernel.cpp.j2"))
+    write_text_atomic(out.testbench, render_template(plan, "testbench.cpp.j2"))
     for header in out.headers:
         write_bytes_atomic(header, (templates_dir() / "include" / header.name).read_bytes())
     if out.link_config:
-        write_text_atomic(out.link_config,
-                          render(templates_dir(), category, "link.cfg.j2", **ctx))
+        write_text_atomic(out.link_config, render_template(plan, "link.cfg.j2"))
     return out

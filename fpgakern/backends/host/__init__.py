@@ -8,8 +8,9 @@
 
 ``generate_category(category, kernels, plans, out_dir)`` writes ``fpga_kernel_<category>.hpp``,
 the generic entry over every kernel of a category (missing ones answer
-``Status::missing_kernel`` at run time). Templates: ``hls_templates/<category>/host*.j2``,
-falling back to ``default/``.
+``Status::missing_kernel`` at run time). Templates: ``hls_templates/<kind>/host*.j2`` for
+a variant's files (its kernel's kind, never its category), falling back to ``default/``;
+the category-wide files span kinds and use ``default/``.
 """
 
 from __future__ import annotations
@@ -108,22 +109,23 @@ def context(plan: Plan) -> dict[str, object]:
     return ctx
 
 
-def _write_common(out_dir: Path, category: str) -> Path:
+def _write_common(out_dir: Path) -> Path:
+    # Shared by every variant of a library folder, whatever its kind: one text for all.
     path = out_dir / COMMON_HEADER
-    write_text_atomic(path, render(templates_dir(), category, "host_common.hpp.j2"))
+    write_text_atomic(path, render(templates_dir(), None, "host_common.hpp.j2"))
     return path
 
 
 def generate(plan: Plan, out_dir: Path) -> HostSources:
     """Write the host wrapper of ``plan`` (and the shared header) into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    category = plan.kernel.category
+    kind = plan.kernel.kind
     ctx = context(plan)
-    common = _write_common(out_dir, category)
+    common = _write_common(out_dir)
     header = out_dir / f"{plan.top}_host.hpp"
-    write_text_atomic(header, render(templates_dir(), category, "host.hpp.j2", **ctx))
+    write_text_atomic(header, render(templates_dir(), kind, "host.hpp.j2", **ctx))
     main = out_dir / f"{plan.top}_host_main.cpp"
-    write_text_atomic(main, render(templates_dir(), category, "host_main.cpp.j2", **ctx))
+    write_text_atomic(main, render(templates_dir(), kind, "host_main.cpp.j2", **ctx))
     return HostSources(header, main, common)
 
 
@@ -133,13 +135,13 @@ def generate_category(category: str, doc: str, kernels: list[Kernel], plans: lis
     with wrappers for ``plans`` (the variants built, at most one per kernel and dtype),
     which must be generated into the same folder (``generate``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    _write_common(out_dir, category)
+    _write_common(out_dir)
     variants = [_VariantView(p) for p in plans]
     tops = [v.top for v in variants]
     if len(set(tops)) != len(tops):
         raise ValueError(f"one variant per kernel and dtype, got {tops}")
     path = out_dir / f"fpga_kernel_{category}.hpp"
-    write_text_atomic(path, render(templates_dir(), category, "host_entry.hpp.j2",
+    write_text_atomic(path, render(templates_dir(), None, "host_entry.hpp.j2",
                                    category_name=category, category_doc=doc, kernels=kernels,
                                    variants=variants))
     return path

@@ -1,5 +1,7 @@
 """Step ``sim``: the RTL kernel in Verilator through cocotb, against numpy, with cycles.
 
+It simulates the variant's ``rtl/`` folder as the ``rtl`` step wrote it (``filelist.f``
+order), so the verdict is about the files a user takes away, not a fresh generation.
 The fast memory model (64-cycle read latency) runs the standard cases (random data,
 special values, size 1, a lane tail) plus the main case of SIZE elements, whose cycle
 count gives the variant's elements per cycle for the ladder chart.
@@ -8,9 +10,11 @@ count gives the variant's elements per cycle for the ladder chart.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
+from fpgakern.orchestrate.steps.rtl import rtl_files
 from fpgakern.verify import tools
 
 SIZE = 16384
@@ -33,8 +37,10 @@ class Sim(Step):
 
         plan = ctx.plan
         folder = ctx.work / "sim"
+        folder.mkdir(parents=True, exist_ok=True)  # a skipped simulation still gets its file
         result = rtlsim.simulate(plan.kernel, plan.rung.index, plan.dtype.name, size=SIZE,
-                                 memory="fast", run_dir=folder)
+                                 memory="fast", run_dir=folder,
+                                 rtl_files=[Path(f) for f in rtl_files(ctx)])
         # The file holds what the simulation proved; the speed of this run (which varies
         # from run to run) goes only into the task's record.
         verdict = {k: v for k, v in result.to_json().items() if k != "sim_cycles_per_second"}

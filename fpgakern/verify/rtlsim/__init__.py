@@ -1,24 +1,25 @@
 """RTL simulation of generated kernels: Verilator through cocotb, judged against numpy.
 
-``simulate(kernel, rung, dtype)`` generates the kernel's RTL (fpgakern.backends.rtl),
-wraps it with N compute units and a memory model (``wrapper``), builds it once per
-content hash (``build``), runs the cocotb testbench ``sim/fk_kernel_tb.py`` on the
-standard cases (``run``) and returns a :class:`SimResult`. docs/sim.md explains the
-memory models and how cycles are counted.
+``simulate(kernel, rung, dtype)`` generates the kernel's RTL (fpgakern.backends.rtl), or
+takes the files a build's ``rtl`` step wrote (``rtl_files=``), wraps it with N compute
+units and a memory model (``wrapper``), builds it once per content hash (``build``), runs
+the cocotb testbench ``sim/fk_kernel_tb.py`` on the standard cases (``run``) and returns a
+:class:`SimResult`. docs/sim.md explains the memory models and how cycles are counted.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fpgakern import paths
-from fpgakern.errors import UsageError
+from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan, plan
-from fpgakern.verify.rtlsim.models import Model, build, wave_format
+from fpgakern.verify.rtlsim.models import Model, build, code_text, wave_format
 from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
 
@@ -84,13 +85,17 @@ class SimResult:
 
 
 def build_model(p: Plan, memory: Memory, *, waves: bool = False,
-                cus: int | None = None, speed: str = "fast") -> Model:
-    """Generate ``p``'s RTL and build it with its wrapper (cached by content).
+                cus: int | None = None, speed: str = "fast",
+                rtl_files: Sequence[Path] | None = None) -> Model:
+    """Build ``p``'s RTL with its wrapper (cached by content).
+
+    ``rtl_files`` are the kernel's sources in compile order as the build's ``rtl`` step
+    wrote them (``rtl/filelist.f``); without them the RTL is generated afresh.
 
     Quick builds of rung 2 and rung 3 share one model when the two rungs' generated RTL
-    is the same (rung 3 is the rung-2 kernel as N compute units): the N-CU model runs a
-    rung-2 call on its first CU. Fast builds stay separate, since idle CUs still cost
-    simulation time every cycle.
+    is the same apart from comments (rung 3 is the rung-2 kernel as N compute units): the
+    N-CU model runs a rung-2 call on its first CU. Fast builds stay separate, since idle
+    CUs still cost simulation time every cycle.
 
     Raises NoRtlOperator (a ToolError) when an op has no RTL operator yet, UsageError
     when the RTL backend does not support the kernel.
@@ -103,12 +108,21 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
         if twin is not None:
             source, cus = plan(p.kernel, 2, p.dtype.name), twin.compute_units
     cus = cus or p.compute_units
+    bundles = {b: source.port_bits for b in source.bundles}
+    # Named after the rung whose model it is; with given files the key (which ignores
+    # comments) still lets the rung-2 and rung-3 files of one build share the model.
+    name = f"{p.top}-opt{source.rung.index}-{memory}-{cus}cu"
+    if rtl_files is not None:
+        files = [Path(f) for f in rtl_files]
+        top_file = next((f for f in files if f.name == f"{p.top}.sv"), None)
+        if top_file is None:
+            raise ToolError(f"the RTL files of {p.top} lack {p.top}.sv")
+        wrapper_text = render(p.top, top_file, bundles, cus, memory)
+        return build(name, files, wrapper_text, public_config(), waves=waves, speed=speed)
     with tempfile.TemporaryDirectory(prefix="fk-rtl-") as tmp:
         rtl = generate(source, Path(tmp))
         top_file = next(f for f in rtl.files if f.name == f"{rtl.top}.sv")
-        bundles = {b: source.port_bits for b in source.bundles}
         wrapper_text = render(rtl.top, top_file, bundles, cus, memory)
-        name = f"{rtl.top}-opt{source.rung.index}-{memory}-{cus}cu"
         return build(name, rtl.files, wrapper_text, public_config(), waves=waves, speed=speed)
 
 
@@ -128,12 +142,8 @@ def _multi_cu_twin(p: Plan) -> Plan | None:
         for q, sub in ((two, "2"), (three, "3")):
             rtl = generate(q, Path(tmp) / sub)
             generated = sorted(f for f in rtl.files if Path(tmp) in f.parents)
-            texts.append([(f.name, _code(f.read_text())) for f in generated])
+            texts.append([(f.name, code_text(f.read_text())) for f in generated])
     return three if texts[0] == texts[1] else None
-
-
-def _code(text: str) -> str:
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
 
 
 def run_dir_for(p: Plan, memory: str) -> Path:
@@ -162,6 +172,7 @@ def simulate(
     run_dir: Path | None = None,
     timeout: float = 3600.0,
     build_speed: str = "auto",
+    rtl_files: Sequence[Path] | None = None,
 ) -> SimResult:
     """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
 
@@ -173,7 +184,8 @@ def simulate(
     ``stall_permille`` (fast model) add random stalls on every AXI channel;
     ``buffer_offset`` starts every buffer that many bytes into a 4 KiB page;
     ``build_speed`` is "quick" (g++ -O0), "fast" (-O2) or "auto" (quick up to
-    QUICK_BUILD_MAX_SIZE elements).
+    QUICK_BUILD_MAX_SIZE elements); ``rtl_files`` simulates those sources (the build's
+    ``rtl/`` folder, in ``filelist.f`` order) instead of generating the RTL.
     """
     p = plan(kernel, rung, dtype)
     result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
@@ -184,7 +196,7 @@ def simulate(
         largest = max([size, *(extra_sizes or [])])
         speed = build_speed if build_speed != "auto" else (
             "quick" if largest <= QUICK_BUILD_MAX_SIZE else "fast")
-        model = build_model(p, memory, waves=waves, speed=speed)
+        model = build_model(p, memory, waves=waves, speed=speed, rtl_files=rtl_files)
     except (NoRtlOperator, UsageError) as error:  # the RTL backend cannot build it (yet)
         result.skipped = result.message = str(error)
         return result

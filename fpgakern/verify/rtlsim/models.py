@@ -1,6 +1,7 @@
 """Verilating a kernel with its simulation wrapper into a cocotb-ready executable.
 
-Builds are content-addressed: the key hashes every source file, the flags, the Verilator
+Builds are content-addressed: the key hashes every source file (HDL without its comment
+lines, so that sources differing only in comments share a model), the flags, the Verilator
 version and cocotb's library folder, and the model lives in
 ``cache_dir()/rtlsim/<top>-<memory>-<N>cu-<key>/``. Unchanged RTL is never re-verilated.
 A build runs in a private temporary folder and is renamed into place, so concurrent
@@ -87,6 +88,28 @@ def cocotb_libs_dir() -> Path:
     return Path(cocotb_tools.config.libs_dir)
 
 
+# Comment lines that may steer a tool (Verilator metacomments, synthesis pragmas) count.
+_DIRECTIVE_WORDS = ("verilator", "synopsys", "synthesis", "pragma", "lint_")
+
+
+def code_text(text: str) -> str:
+    """HDL ``text`` without its comment-only lines (directives kept): what a model is
+    built from, for the build key and for telling two rungs' sources apart."""
+    def is_comment(line: str) -> bool:
+        stripped = line.lstrip()
+        return stripped.startswith("//") and not any(
+            word in stripped.lower() for word in _DIRECTIVE_WORDS)
+
+    return "\n".join(line for line in text.splitlines() if not is_comment(line))
+
+
+def source_texts(files: Sequence[Path]) -> dict[str, bytes]:
+    """What the build key hashes of each file, by name: HDL as :func:`code_text`."""
+    return {p.name: (code_text(p.read_text()).encode() if p.suffix in (".sv", ".v")
+                     else p.read_bytes())
+            for p in files}
+
+
 def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str) -> str:
     digest = hashlib.sha256()
     for part in (name, _verilator_version(), " ".join(VERILATOR_FLAGS), " ".join(WARNING_FLAGS),
@@ -106,7 +129,7 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
     """
     cxx_opt = CXX_OPT[speed]
     support = support_files()
-    texts = {p.name: p.read_bytes() for p in [*sources, *support]}
+    texts = source_texts([*sources, *support])
     texts[f"{WRAPPER}.sv"] = wrapper_text.encode()
     texts["public.vlt"] = vlt_text.encode()
     key = build_key(name, texts, waves, cxx_opt)
