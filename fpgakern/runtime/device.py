@@ -151,12 +151,15 @@ class Device:
 
 
 def open(path: str | Path | None = None, target: str | None = None, *,  # noqa: A001
-         opt: int | None = None, specs: Path | None = None, read_latency: int = 64) -> Device:
+         opt: int | None = None, specs: str | Path | None = None, read_latency: int = 64) -> Device:
     """Open a build tree (default: the project's ``build/``), a variant folder, or an
     ``.xclbin``, to run its kernels on ``target`` (sw_emu, hw_emu or hw; default
     ``$XCL_EMULATION_MODE``, else sw_emu). ``opt`` picks one rung of a build tree."""
-    library = Library(specs or paths.specs_dir())
+    # Every path is made absolute now: models are built later, on a kernel's first call,
+    # by compilers running in staging folders, and the caller may have changed directory.
+    library = Library(Path(specs).resolve() if specs is not None else paths.specs_dir())
     where = Path(path) if path is not None else paths.build_dir(library.root.parent)
+    where = where.resolve()
     if where.is_file():
         prog = program.from_xclbin(where, library, paths.build_dir(library.root.parent))
     elif where.is_dir():

@@ -90,7 +90,9 @@ def _cached(key: str, target: str, top: str, build: Callable[[Path], Path]) -> P
     A lock file per key makes concurrent builders (pytest-xdist workers, parallel
     ``fpgakern run``) wait for the first one instead of building the same model twice.
     """
-    target_dir = paths.cache_dir() / "emu" / target / key[:24]
+    # Absolute: the compiler runs inside the staging folder, and a relative
+    # $FPGAKERN_CACHE_DIR would name a different place there (and after a chdir).
+    target_dir = paths.cache_dir().resolve() / "emu" / target / key[:24]
     library = target_dir / library_name(top, target)
     if library.exists():
         return library
@@ -148,6 +150,8 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
 def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
     """The sw_emu library of ``plan``: the HLS C++ in ``hls_dir`` (a build's variant
     folder) when given, else freshly generated."""
+    # g++ runs in a staging folder: a relative -I would be read from there.
+    hls_dir = hls_dir.resolve() if hls_dir is not None else None
     with tempfile.TemporaryDirectory(prefix="fkemu-sw-") as tmp:
         if hls_dir is None or not (hls_dir / f"{plan.top}.cpp").is_file():
             hls_dir = Path(tmp) / "hls"

@@ -68,6 +68,9 @@ def from_plans(plans: list[Plan], source: str = "library") -> Program:
 
 
 def from_build_tree(root: Path, library: Library, opt: int | None = None) -> Program:
+    # Variant folders are used long after opening (models are built on first call, by
+    # tools running in other folders): keep them absolute, whatever the cwd becomes.
+    root = root.resolve()
     manifests = [root / MANIFEST] if (root / MANIFEST).is_file() else sorted(
         root.glob(f"**/opt*/*/{MANIFEST}"))
     program = Program(display_path(root))
@@ -110,6 +113,8 @@ def _kernel_for_top(library: Library, top: str) -> tuple[str, str] | None:
 def from_xclbin(path: Path, library: Library, build_root: Path | None = None) -> Program:
     from fpgakern.link import axlf, metadata
 
+    path = path.resolve()  # read again by the hw target and the emulation config
+    build_root = build_root.resolve() if build_root is not None else None
     try:
         image = axlf.read(path.read_bytes())
     except OSError as err:

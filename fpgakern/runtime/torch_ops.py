@@ -9,33 +9,46 @@ Importing this module registers one op per kernel of the library with ``torch.li
 torch options listed in ``TORCH_OPTIONS``; a CPU implementation and a fake one for
 tracing). Nothing in PyTorch is patched.
 
-Each op follows the semantics of the torch operator it mirrors, dtype rules included:
-int32 ``div`` is true division (torch promotes to float32, so the float32 kernel runs on
-the converted inputs) unless ``rounding_mode="trunc"`` asks for the int32 kernel, and int32
-``sum`` returns int64 as torch's does (the int32 kernel's result, when the sum cannot leave
-the int32 range) unless ``dtype=torch.int32`` asks for the wrapping sum.
+Each op computes the answer of the torch operator it mirrors (``mirrors:`` in the spec,
+a dotted path such as ``torch.nn.functional.silu``), or runs that operator instead; it
+never answers differently. Torch's dtype rules decide the result dtype, and the inputs are
+converted to it first as torch converts them, so int32 ``sqrt``/``exp``/``sigmoid`` and
+true ``div`` run the float32 kernel, and so do mixed int32/float32 inputs. int32 ``sum``
+returns torch's int64 sum, recovered exactly from the kernel's wrapping int32 sum; a float
+``sum`` is +0.0 when zero, as torch's, and runs on the CPU when its summation order could
+decide an overflow. ``div(..., rounding_mode="trunc")`` runs the int32 kernel on integers
+(and raises on a zero divisor, as torch does) and the float32 kernel plus a truncation on
+floats.
 
-A call runs a kernel on the selected device when it can: the tensors' dtype has a
-variant there, the inputs have one shape (no broadcasting), and the variant is built and
-loads. Otherwise it runs the CPU operator the kernel mirrors (``torch.add`` ...) with the
-same arguments and warns once per kernel and reason (:class:`FallbackWarning`). Tensors
-of any shape are flattened (made contiguous first) and the result takes the input's shape;
-reductions reduce every element to a 0-d tensor, as ``torch.sum(x)`` does. An error while
-the kernel runs is raised, never hidden by a fallback.
+A call runs a kernel on the selected device when it can: a variant in torch's result dtype,
+inputs of one shape (no broadcasting), the variant built and loading. Otherwise it runs
+the mirrored CPU operator with the same arguments and warns once per kernel and reason
+(:class:`FallbackWarning`), or, in strict mode (``use(dev, strict=True)`` or
+``FPGAKERN_STRICT=1``), raises :class:`FallbackError` with the reason. Tensors of any shape
+are flattened (made contiguous first) and the result takes the input's shape; reductions
+reduce every element to a 0-d tensor, as ``torch.sum(x)`` does. Empty inputs need no
+kernel: they get torch's own answer (an empty tensor, ``sum``'s zero, ``max``'s error).
+An error while the kernel runs is raised, never hidden by a fallback.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import math
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
 from fpgakern import paths
-from fpgakern.errors import FpgakernError, ToolError, UsageError
+from fpgakern.errors import FpgakernError, ToolError, UsageError, display_path
 from fpgakern.ir.kernel import Kernel
 from fpgakern.runtime.device import Device, KernelUnavailable
 from fpgakern.runtime.device import open as open_device
@@ -43,20 +56,47 @@ from fpgakern.spec.library import Library
 
 NAMESPACE = "fpgakern"
 _TORCH_DTYPES = {torch.float32: "float32", torch.int32: "int32"}
+STRICT_ENV = "FPGAKERN_STRICT"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 
 
 class FallbackWarning(UserWarning):
     """A torch.ops.fpgakern op ran its CPU operator instead of the kernel."""
 
 
-_state: dict[str, Any] = {"device": None, "warned": set(), "library": None, "kernels": {}}
+class FallbackError(FpgakernError, RuntimeError):
+    """Strict mode: a torch.ops.fpgakern op could not run its kernel (the message says
+    why) and was not allowed to run its CPU operator instead."""
+
+
+_state: dict[str, Any] = {"device": None, "strict": None, "warned": set(), "library": None,
+                          "kernels": {}}
 _lib: torch.library.Library | None = None
 
 
-def use(device: Device | None) -> None:
-    """Run the ops on ``device`` (None: reopen the default, the project's build tree)."""
+def use(device: Device | None, *, strict: bool | None = None) -> None:
+    """Run the ops on ``device`` (None: reopen the default, the project's build tree).
+
+    ``strict=True`` makes every fallback to the CPU raise :class:`FallbackError`;
+    ``False`` makes it warn; None (the default) follows ``$FPGAKERN_STRICT`` (1/true/yes/on
+    or 0/false/no/off), read at each call.
+    """
     _state["device"] = device
+    _state["strict"] = strict
     _state["warned"] = set()
+
+
+def is_strict() -> bool:
+    """Whether a fallback raises (see :func:`use`)."""
+    if _state["strict"] is not None:
+        return bool(_state["strict"])
+    value = os.environ.get(STRICT_ENV, "").strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise UsageError(f"${STRICT_ENV}={value!r}: expected one of "
+                     f"{', '.join(v for v in (*_TRUE, *_FALSE) if v)} (or unset)")
 
 
 def device() -> Device | None:
@@ -71,118 +111,268 @@ def device() -> Device | None:
 
 
 # Keyword options of the mirrored torch operators that the ops accept too, in schema
-# syntax. Their kernel-side meaning is decided in _route.
+# syntax, by mirrored operator. Their kernel-side meaning is decided in _dtype_route.
 TORCH_OPTIONS: dict[str, str] = {
-    "div": "str? rounding_mode=None",
-    "sum": "ScalarType? dtype=None",
+    "torch.div": "str? rounding_mode=None",
+    "torch.sum": "ScalarType? dtype=None",
 }
+
+
+def mirror_path(kernel: Kernel) -> str:
+    """The dotted path of the torch operator a kernel mirrors (default ``torch.<name>``)."""
+    return kernel.mirrors or f"torch.{kernel.name}"
+
+
+_twins: dict[str, Callable[..., Any]] = {}
+
+
+def resolve_mirror(path: str) -> Callable[..., Any]:
+    """The callable at a dotted torch path (``torch.add``, ``torch.nn.functional.silu``),
+    importing submodules on the way; UsageError when there is none."""
+    if path in _twins:
+        return _twins[path]
+    head, *rest = path.split(".")
+    if head != "torch" or not rest:
+        raise UsageError(f"{path!r} is not a torch operator (expected a dotted path such as "
+                         "torch.add or torch.nn.functional.silu)")
+    found: Any = torch
+    for i, part in enumerate(rest):
+        if hasattr(found, part):
+            found = getattr(found, part)
+            continue
+        # A submodule that nothing imported yet (torch.nn.functional is not always).
+        name = ".".join([head, *rest[:i + 1]])
+        try:
+            found = importlib.import_module(name)
+        except ImportError:
+            raise UsageError(f"{path!r}: torch has no {name}") from None
+    if not callable(found) or isinstance(found, type(torch)):
+        raise UsageError(f"{path!r} is not a callable torch operator "
+                         f"(it is a {type(found).__name__})")
+    _twins[path] = found
+    return found
 
 
 def cpu_twin(kernel: Kernel) -> Callable[..., torch.Tensor]:
     """The CPU operator a kernel mirrors (``torch.add`` for ``binary_ops/add``)."""
-    return getattr(torch, (kernel.mirrors or f"torch.{kernel.name}").removeprefix("torch."))
+    return resolve_mirror(mirror_path(kernel))
 
 
 @dataclass(frozen=True)
 class Route:
     """How one torch call runs on the kernels: the variant (dtype) that computes it, the
-    dtype the inputs are converted to first, and the dtype of the returned tensor."""
+    dtype the inputs are converted to first, the dtype of the returned tensor, and a host
+    step that turns the kernel's answer into torch's (None: it is torch's already)."""
 
     variant: str
     inputs: torch.dtype
     result: torch.dtype
+    finish: Callable[[torch.Tensor], torch.Tensor] | None = None
+    int64_sum: bool = False  # torch's int64 sum from the int32 kernel (see _int64_sum)
+    float_sum: bool = False  # a float sum: its order must not decide an overflow
 
 
-_INT32_LIMIT = 2**31
+# Integer dtypes whose values all fit int32: torch sums them into int64, which the int32
+# kernel's wrapping sum gives exactly once corrected (see _int64_sum).
+_INT32_EXACT = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32)
+_WRAP = 2**32
+_FLT_MAX = float(torch.finfo(torch.float32).max)
 
 
-def _route(kernel: Kernel, tensors: tuple[torch.Tensor, ...],
-           options: dict[str, Any]) -> Route | str:
-    """The route of a call whose inputs share a dtype and shape, or why none serves it.
+def _plus_zero(total: torch.Tensor) -> torch.Tensor:
+    # torch's float sum starts every accumulator at +0.0, so an all-zero (or cancelling)
+    # sum is +0.0 whatever the zeros' signs; the kernel's IEEE sum of -0.0s is -0.0.
+    # Adding +0.0 changes exactly that: -0 + +0 = +0, every other value is unchanged.
+    return total + 0.0
 
-    Torch's own rules decide the result; a kernel runs only where it computes exactly that.
+
+def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
+                 options: dict[str, Any]) -> Route | str:
+    """The route of a call given torch's result dtype, or why no kernel computes it.
+
+    torch converts the inputs to the result dtype and computes in it (type promotion:
+    int32 -> float32 for sqrt, exp, sigmoid and true division, int32 with float32 ->
+    float32), so that variant runs on the converted inputs; the exceptions are below.
     """
-    dtype = tensors[0].dtype
-    if dtype not in _TORCH_DTYPES:
-        return f"no {dtype} variant of the kernel"
-    same = Route(_TORCH_DTYPES[dtype], dtype, dtype)
-    if kernel.name == "div":
-        mode = options.get("rounding_mode")
-        if mode is None and not dtype.is_floating_point:
-            # torch.div on integers is true division in the default dtype (float32).
-            return Route("float32", torch.float32, torch.float32)
-        if mode is not None and (dtype.is_floating_point or mode != "trunc"):
-            return f"no kernel rounds {dtype} quotients with rounding_mode={mode!r}"
-    if kernel.name == "sum":
+    mirror = mirror_path(kernel)
+    variant = _TORCH_DTYPES.get(result)
+    same = Route(variant, result, result) if variant in kernel.dtypes else None
+    missing = f"no {result} variant of the kernel"
+    if mirror == "torch.div" and options.get("rounding_mode") is not None:
+        mode = options["rounding_mode"]
+        if mode == "trunc" and result.is_floating_point and same is not None:
+            # torch: trunc(a / b), the IEEE quotient truncated; the kernel's quotient is
+            # the IEEE one, so truncating it on the host gives torch's bits.
+            return dataclasses.replace(same, finish=torch.trunc)
+        if mode == "floor":
+            # torch's floor division is not floor(a / b): floats go through fmod
+            # (div_floor_floating), integers through a remainder; no kernel does either.
+            return f"no kernel rounds {result} quotients with rounding_mode='floor'"
+    if mirror == "torch.sum":
         wanted = options.get("dtype")
-        if dtype.is_floating_point:
-            if wanted not in (None, dtype):
-                return f"no kernel sums {dtype} into {wanted}"
-        elif wanted == torch.int32:
-            return same  # torch.sum(x, dtype=torch.int32) wraps, as the kernel does
-        elif wanted not in (None, torch.int64):
-            return f"no kernel sums {dtype} into {wanted}"
-        else:
-            # torch sums integers into int64; the kernel's int32 sum equals it whenever
-            # no partial sum can leave the int32 range.
-            bound = tensors[0].numel() * int(tensors[0].abs().max().item())
-            if bound >= _INT32_LIMIT:
-                return "the int64 sum may not fit the kernel's int32 accumulator"
-            return Route("int32", dtype, torch.int64)
-    return same if same.variant in kernel.dtypes else f"no {dtype} variant of the kernel"
+        if result == torch.int64 and dtypes[0] in _INT32_EXACT and "int32" in kernel.dtypes:
+            return Route("int32", torch.int32, torch.int64, int64_sum=True)
+        if same is not None and result.is_floating_point:
+            return dataclasses.replace(same, finish=_plus_zero, float_sum=True)
+        if same is None and wanted is not None:
+            return f"no kernel sums {dtypes[0]} into {wanted}"
+    return same if same is not None else missing
 
 
-def _warn_once(kernel: Kernel, reason: str) -> None:
+def _int64_sum(x: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor] | str:
+    """How torch's int64 sum of ``x`` (int32, not empty) follows from the kernel's wrapping
+    int32 sum W, or why it cannot. W equals the true sum S modulo 2**32 whatever the order
+    of the additions. S lies in a window known from min and max alone: both occur once,
+    the n-2 other elements lie between them. When the window is narrower than 2**32, S is
+    the one value in it congruent to W. Python ints: no step can overflow (an abs() bound
+    does in int32: abs(INT32_MIN) is INT32_MIN)."""
+    low_t, high_t = torch.aminmax(x)
+    lo, hi, n = int(low_t), int(high_t), x.numel()
+    low = lo if n == 1 else lo + hi + (n - 2) * lo
+    width = max(n - 2, 0) * (hi - lo)
+    if width >= _WRAP:  # one text for every such call: it warns once
+        return ("the int64 sum cannot be told from the kernel's wrapping int32 accumulator "
+                "(the n-2 elements between min and max span 2**32 or more)")
+
+    def finish(wrapped: torch.Tensor) -> torch.Tensor:
+        return torch.tensor(low + (int(wrapped) - low) % _WRAP, dtype=torch.int64)
+
+    return finish
+
+
+def _float_sum_overflow(x: torch.Tensor) -> str | None:
+    """Why the kernel's float32 sum of ``x`` may not be torch's beyond rounding, or None.
+
+    The kernel adds in another order than torch (lanes, interleaved partials), which
+    changes the rounding (docs/runtime.md) but must not change whether a partial sum
+    overflows: with FLT_MAX, FLT_MAX, -FLT_MAX one order gives inf, another FLT_MAX. No
+    partial sum of the finite elements can overflow when n * max|x| (grown by n roundings
+    of at most 2**-24 each) stays below FLT_MAX. NaN makes every order NaN; +-inf inputs
+    decide the result in every order once the finite ones cannot overflow."""
+    n = x.numel()
+    if n <= 2:
+        return None  # one addition at most: IEEE addition commutes
+    low, high = (float(v) for v in torch.aminmax(x))
+    if math.isnan(low) or math.isnan(high):
+        return None
+    if math.isinf(low) or math.isinf(high):
+        finite = x[torch.isfinite(x)]
+        if finite.numel() == 0:
+            return None
+        low, high = (float(v) for v in torch.aminmax(finite))
+    if n * max(-low, high) * math.exp(n * 2.0**-24) <= _FLT_MAX:
+        return None
+    return ("values this large may overflow a partial sum in one summation order and not "
+            "in another (the kernel's order is not torch's)")
+
+
+def _caller_stacklevel() -> int:
+    """warnings' stacklevel of the first frame outside torch and this module: the user's
+    call, however many torch dispatch frames sit between."""
+    inside = (str(Path(torch.__file__).parent) + os.sep, __file__)
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(inside):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _fallback(kernel: Kernel, reason: str, tensors: tuple[torch.Tensor, ...],
+              scalars: dict[str, Any], options: dict[str, Any]) -> torch.Tensor:
+    mirror = mirror_path(kernel)
+    where = f"torch.ops.{NAMESPACE}.{kernel.name}: {reason}"
+    if is_strict():
+        raise FallbackError(f"{where}; strict mode forbids running {mirror} on the CPU "
+                            f"instead (fpgakern.runtime.torch_ops.use(..., strict=False) "
+                            f"or {STRICT_ENV}=0 allow it)")
     key = (kernel.qualname, reason)
-    if key in _state["warned"]:
-        return
-    _state["warned"].add(key)
-    warnings.warn(f"torch.ops.{NAMESPACE}.{kernel.name}: {reason}; running "
-                  f"{kernel.mirrors or kernel.name} on the CPU instead", FallbackWarning,
-                  stacklevel=4)
+    if key not in _state["warned"]:
+        _state["warned"].add(key)
+        warnings.warn(f"{where}; running {mirror} on the CPU instead", FallbackWarning,
+                      stacklevel=_caller_stacklevel())
+    return cpu_twin(kernel)(*tensors, **scalars, **options)
+
+
+def _result_dtype(twin: Callable[..., Any], tensors: tuple[torch.Tensor, ...],
+                  scalars: dict[str, Any], options: dict[str, Any]) -> torch.dtype:
+    """torch's result dtype: the mirrored operator on one-element stand-ins (a 0-d tensor
+    stays 0-d: it counts differently in type promotion). Raises what torch raises for the
+    arguments themselves (an alpha out of the dtype's range, a bool alpha ...)."""
+    probes = [torch.ones(() if t.dim() == 0 else (1,), dtype=t.dtype) for t in tensors]
+    return twin(*probes, **scalars, **options).dtype
 
 
 def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, Any],
          options: dict[str, Any]) -> torch.Tensor:
-    dtype = tensors[0].dtype
-    route: Route | str
-    if any(t.dtype != dtype for t in tensors):
-        route = "inputs of different dtypes"
-    elif any(t.shape != tensors[0].shape for t in tensors):
-        route = "inputs of different shapes (the kernel does not broadcast)"
-    elif any(t.device.type != "cpu" for t in tensors):
-        route = "inputs not in host memory"
-    elif tensors[0].numel() == 0:
-        route = "empty input"
-    else:
-        route = _route(kernel, tensors, options)
+    twin = cpu_twin(kernel)
+    try:
+        result = _result_dtype(twin, tensors, scalars, options)
+    except Exception as err:  # noqa: BLE001 - torch's own verdict on the arguments
+        # torch rejects these arguments (no kernel may answer where torch refuses): the
+        # mirrored operator on the real tensors raises torch's own error. Should it
+        # answer after all, the CPU did the work: a fallback.
+        twin(*tensors, **scalars, **options)
+        return _fallback(kernel, f"torch's type rules failed on stand-ins ({err})", tensors,
+                         scalars, options)
+    if any(t.device.type != "cpu" for t in tensors):
+        return _fallback(kernel, "inputs not in host memory", tensors, scalars, options)
+    if any(t.shape != tensors[0].shape for t in tensors):
+        return _fallback(kernel, "inputs of different shapes (the kernel does not broadcast)",
+                         tensors, scalars, options)
+    mode = options.get("rounding_mode")
+    if mirror_path(kernel) == "torch.div" and mode is not None \
+            and not result.is_floating_point and bool((tensors[1] == 0).any()):
+        # torch's integer trunc/floor division checks every divisor first (the kernel's
+        # own answer for x/0, -1, is for callers without torch's rules: docs/runtime.md).
+        raise RuntimeError("ZeroDivisionError")
+    route = _dtype_route(kernel, [t.dtype for t in tensors], result, options)
+    if isinstance(route, str):
+        return _fallback(kernel, route, tensors, scalars, options)
+    if tensors[0].numel() == 0:
+        # Nothing to compute: torch's own answer (an empty tensor, sum's +0 or 0, max's
+        # error) is the op's, and it is no fallback.
+        return twin(*tensors, **scalars, **options)
+    flat = [t.detach().to(route.inputs).contiguous().reshape(-1) for t in tensors]
+    if route.int64_sum:
+        finish = _int64_sum(flat[0])
+        if isinstance(finish, str):
+            return _fallback(kernel, finish, tensors, scalars, options)
+        route = dataclasses.replace(route, finish=finish)
+    if route.float_sum:
+        overflow = _float_sum_overflow(flat[0])
+        if overflow is not None:
+            return _fallback(kernel, overflow, tensors, scalars, options)
     dev = device()
-    if isinstance(route, Route) and dev is None:
-        route = "no fpgakern build tree to run from"
-    if isinstance(route, Route):
-        assert dev is not None
-        try:
-            handle = dev.kernel(kernel.qualname)
-            handle.target(route.variant)  # loads (or builds) the model
-        except (KernelUnavailable, ToolError) as err:
-            route = str(err)
-    if not isinstance(route, Route):
-        _warn_once(kernel, route)
-        return cpu_twin(kernel)(*tensors, **scalars, **options)
-    arrays = [t.detach().to(route.inputs).contiguous().reshape(-1).numpy() for t in tensors]
+    if dev is None:
+        return _fallback(kernel, "no fpgakern build tree to run from", tensors, scalars,
+                         options)
+    try:
+        handle = dev.kernel(kernel.qualname)
+    except UsageError:  # registered from another library than the device's
+        return _fallback(kernel, f"{kernel.qualname} is not in the kernel library of the "
+                         f"device ({dev.program.source})", tensors, scalars, options)
+    except KernelUnavailable as err:
+        return _fallback(kernel, str(err), tensors, scalars, options)
+    try:
+        handle.target(route.variant)  # loads (or builds) the model
+    except (KernelUnavailable, ToolError) as err:
+        return _fallback(kernel, str(err), tensors, scalars, options)
     values = {k: (v.item() if isinstance(v, torch.Tensor) else v) for k, v in scalars.items()}
     try:
-        out = handle(*arrays, **values)
+        out = handle(*(t.numpy() for t in flat), **values)
     except UsageError as err:
         raise RuntimeError(f"torch.ops.{NAMESPACE}.{kernel.name}: {err}") from None
-    result = torch.from_numpy(np.array(out)).to(route.result)  # 0-d stays 0-d
-    return result if kernel.is_reduction else result.reshape(tensors[0].shape)
+    answer = torch.from_numpy(np.array(out))  # 0-d stays 0-d
+    if route.finish is not None:
+        answer = route.finish(answer)
+    answer = answer.to(route.result)
+    return answer if kernel.is_reduction else answer.reshape(tensors[0].shape)
 
 
 def schema(kernel: Kernel) -> str:
     tensors = ", ".join(f"Tensor {name}" for name in kernel.inputs)
     keywords = [f"Scalar {s.name}={s.default}" for s in kernel.scalars]
-    keywords += [TORCH_OPTIONS[kernel.name]] if kernel.name in TORCH_OPTIONS else []
+    option = TORCH_OPTIONS.get(mirror_path(kernel))
+    keywords += [option] if option else []
     return f"({tensors}{', *, ' + ', '.join(keywords) if keywords else ''}) -> Tensor"
 
 
@@ -209,21 +399,28 @@ def _make_fake(kernel: Kernel) -> Callable[..., torch.Tensor]:
 
 def register(library: Library | None = None) -> list[str]:
     """Define ``torch.ops.fpgakern.<kernel>`` for every kernel of ``library`` (default: the
-    project's). Idempotent; returns the op names."""
+    project's). Idempotent; returns the op names. Raises UsageError, defining nothing,
+    when a kernel's ``mirrors:`` names no callable torch operator (it is the op's CPU
+    fallback and its shape and dtype rules)."""
     global _lib
     library = library or Library(paths.specs_dir())
-    if _lib is None:
+    new = [k for k in library.kernels if k.name not in _state["kernels"]]
+    for kernel in new:
+        try:
+            cpu_twin(kernel)
+        except UsageError as err:
+            raise UsageError(f"{display_path(kernel.source)}: mirrors: {err}; "
+                             f"torch.ops.{NAMESPACE}.{kernel.name} needs it") from None
+    if _lib is None and new:
         _lib = torch.library.Library(NAMESPACE, "DEF")
-    names = []
-    for kernel in library.kernels:
-        if kernel.name not in _state["kernels"]:
-            _lib.define(f"{kernel.name}{schema(kernel)}")
-            _lib.impl(kernel.name, _make_impl(kernel), "CPU")
-            torch.library.register_fake(f"{NAMESPACE}::{kernel.name}", _make_fake(kernel),
-                                        lib=_lib)
-            _state["kernels"][kernel.name] = kernel
-        names.append(kernel.name)
-    return names
+    for kernel in new:
+        assert _lib is not None
+        _lib.define(f"{kernel.name}{schema(kernel)}")
+        _lib.impl(kernel.name, _make_impl(kernel), "CPU")
+        torch.library.register_fake(f"{NAMESPACE}::{kernel.name}", _make_fake(kernel),
+                                    lib=_lib)
+        _state["kernels"][kernel.name] = kernel
+    return [k.name for k in library.kernels]
 
 
 OPS = register()

@@ -7,6 +7,9 @@ makes pytest-xdist workers wait for each other instead of building twice).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from fpgakern import paths
@@ -46,6 +49,26 @@ def device_for(qualname: str, rung: int, dtype: str, target: str) -> Device:
     if key not in _devices:
         _devices[key] = open_plans([variant(qualname, rung, dtype)], target)
     return _devices[key]
+
+
+def sw_library_device() -> Device:
+    """Every kernel x dtype at its top rung on sw_emu: the torch-op tests' device."""
+    return open_plans([variant(k.qualname, max(k.rungs), d) for k in LIBRARY.kernels
+                       for d in k.dtypes], "sw_emu")
+
+
+def fake_build(root: Path, qualname: str, rung: int, dtype: str, passed: bool) -> Path:
+    """A build tree variant with the HLS sources and a manifest saying how csim went."""
+    from fpgakern.backends import hls
+
+    p = variant(qualname, rung, dtype)
+    folder = root / p.kernel.category / p.kernel.name / f"opt{rung}" / dtype
+    hls.generate(p, folder)
+    verdict = {"passed": passed, "detail": "3 cases pass" if passed else "1 of 3 fail"}
+    (folder / "manifest.json").write_text(json.dumps({
+        "kernel": qualname, "top": p.top, "rung": rung, "dtype": dtype,
+        "steps": {"csim": verdict}, "csim": verdict}))
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -3,11 +3,9 @@ kernels are KernelUnavailable, and devices open from a build tree or an .xclbin.
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from conftest import LIBRARY, device_for, variant
+from conftest import LIBRARY, device_for, fake_build, variant
 
 import fpgakern.runtime as rt
 from fpgakern.errors import UsageError
@@ -80,24 +78,10 @@ def test_missing_kernel_and_dtype():
         dev.kernel("binary_ops/nope")
 
 
-def _fake_build(root, qualname, rung, dtype, passed):
-    """A build tree variant with the HLS sources and a manifest saying how csim went."""
-    from fpgakern.backends import hls
-
-    p = variant(qualname, rung, dtype)
-    folder = root / p.kernel.category / p.kernel.name / f"opt{rung}" / dtype
-    hls.generate(p, folder)
-    verdict = {"passed": passed, "detail": "3 cases pass" if passed else "1 of 3 fail"}
-    (folder / "manifest.json").write_text(json.dumps({
-        "kernel": qualname, "top": p.top, "rung": rung, "dtype": dtype,
-        "steps": {"csim": verdict}, "csim": verdict}))
-    return folder
-
-
 def test_build_tree_highest_rung_and_failed_builds(tmp_path):
-    _fake_build(tmp_path, "unary_ops/neg", 1, "float32", True)
-    _fake_build(tmp_path, "unary_ops/neg", 2, "float32", True)
-    _fake_build(tmp_path, "unary_ops/relu", 2, "float32", False)
+    fake_build(tmp_path, "unary_ops/neg", 1, "float32", True)
+    fake_build(tmp_path, "unary_ops/neg", 2, "float32", True)
+    fake_build(tmp_path, "unary_ops/relu", 2, "float32", False)
     dev = rt.open(tmp_path, "sw_emu")
     neg = dev.kernel("unary_ops/neg")
     assert neg.variant("float32").plan.rung.index == 2
@@ -138,3 +122,53 @@ def test_hw_target_needs_pyxrt_or_says_so():
             dev.kernel("unary_ops/neg")(np.ones(2, np.float32))
     else:  # pragma: no cover - a machine with XRT
         pytest.skip("pyxrt present: the hw target needs a card and an xclbin")
+
+
+def test_relative_build_tree_with_a_cold_model_cache(tmp_path, monkeypatch):
+    """``rt.open("build")`` as the README shows it, before any model is cached: the sw_emu
+    model is compiled on the first call, in a staging folder and after the caller changed
+    directory, so every path must have been made absolute when the device opened."""
+    torch = pytest.importorskip("torch")
+    import fpgakern.runtime.torch_ops as fk_torch
+
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    fake_build(project / "build", "unary_ops/neg", 2, "float32", True)
+    elsewhere.mkdir()
+    cache = tmp_path / "cold-cache"
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(cache))
+    monkeypatch.chdir(project)
+    dev = rt.open("build", target="sw_emu")
+    variant_dir = dev.variants["neg_f32"].hls_dir
+    assert variant_dir is not None and variant_dir.is_absolute()
+    monkeypatch.chdir(elsewhere)
+    x = np.array([1.5, -0.0, np.inf, 3e-41], dtype=np.float32)
+    np.testing.assert_array_equal(dev.kernel("unary_ops/neg")(x), -x)  # compiles here
+    assert list(cache.rglob("libfkemu_neg_f32_sw_emu.so"))
+    # The torch op runs that kernel (strict: a fallback would raise instead of warning).
+    fk_torch.use(rt.open("../project/build", "sw_emu"), strict=True)
+    try:
+        t = torch.from_numpy(x)
+        assert torch.equal(torch.ops.fpgakern.neg(t), torch.neg(t))
+    finally:
+        fk_torch.use(None)
+
+
+def test_relative_cache_dir_and_xclbin(tmp_path, monkeypatch):
+    """A relative $FPGAKERN_CACHE_DIR (read from the staging folder it would name another
+    place) and a relative .xclbin path."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", "cache")
+    dev = rt.open_plans([variant("unary_ops/relu", 2, "int32")], "sw_emu")
+    x = np.array([-(2**31), -1, 0, 7, 2**31 - 1], dtype=np.int32)
+    np.testing.assert_array_equal(dev.kernel("unary_ops/relu")(x), np.maximum(x, 0))
+    assert list((tmp_path / "cache").rglob("libfkemu_relu_i32_sw_emu.so"))
+    design = linker.link(resolve.resolve(["unary_ops/relu@opt2:int32"], LIBRARY,
+                                         tmp_path / "build"), platforms.load("u250"), None,
+                         "hw_emu")
+    (tmp_path / "lib.xclbin").write_bytes(xclbin.to_xclbin(design))
+    dev = rt.open("lib.xclbin", "sw_emu")
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path / "cache"))  # relative to here
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert dev.xclbin == tmp_path / "lib.xclbin"
+    np.testing.assert_array_equal(dev.kernel("unary_ops/relu")(x), np.maximum(x, 0))

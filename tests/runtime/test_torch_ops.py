@@ -8,10 +8,11 @@ bit-exact: torch rounds a + alpha*b once, and so does the kernels' fma):
 * maximum/minimum of zeros of opposite sign: torch returns either operand (the first in
   its scalar loop, the second in its vectorized one, so it depends on the element's
   position); the op table orders -0 < +0 (IEEE 754-2019 maximum/minimum);
-* int32 div with rounding_mode="trunc" (the int32 kernel): -1 for x/0 where torch raises,
-  and INT32_MIN for INT32_MIN / -1 where torch's CPU kernel dies of SIGFPE. Without a
-  rounding mode the op is torch's true division, computed by the float32 kernel;
-* int32 sum: int64 like torch's (the int32 kernel when it cannot overflow, else the CPU);
+* int32 div with rounding_mode="trunc" (the int32 kernel): raises as torch does on a zero
+  divisor, and gives INT32_MIN for INT32_MIN / -1 where torch's CPU kernel dies of SIGFPE.
+  Without a rounding mode the op is torch's true division, computed by the float32 kernel;
+* int32 sum: torch's int64 sum (the int32 kernel's wrapping sum, corrected, when the
+  result is known to lie in a window narrower than 2**32; else the CPU);
 * float sum: the hardware's summation order, within n*2^-24*sum|x| of the exact sum;
 * sqrt: torch's vectorized float32 sqrt is within 1 ulp but not correctly rounded
   (about 8% of random inputs differ); the kernel is correctly rounded;
@@ -72,9 +73,11 @@ def test_op_equals_torch(qualname, dtype):
         with warnings.catch_warnings():
             warnings.simplefilter("error", fk_torch.FallbackWarning)  # must run the kernel
             if (kernel.name, dtype) == ("sum", "int32"):
-                # The int64 result comes from the kernel only when it cannot overflow.
-                bound = tensors[0].numel() * int(tensors[0].abs().max())
-                warnings.simplefilter("ignore" if bound >= 2**31 else "error",
+                # The int64 result comes from the kernel when min and max bound it to a
+                # window narrower than 2**32 (the n-2 other elements lie between them).
+                x = tensors[0]
+                wide = max(x.numel() - 2, 0) * (int(x.max()) - int(x.min())) >= 2**32
+                warnings.simplefilter("ignore" if wide else "error",
                                       fk_torch.FallbackWarning)
             ours = op(*tensors)
         assert ours.dtype == getattr(torch, kernel.name)(*tensors).dtype
@@ -89,18 +92,20 @@ def _judge(kernel, dtype, tensors, ours):
         assert ours.dtype == torch.float32
         assert _bits_equal(torch.div(*tensors), ours).all()
         a, b = tensors
-        # rounding_mode="trunc" is the int32 kernel. torch raises on x/0 and dies of SIGFPE
-        # on INT32_MIN / -1 (x86 idiv overflow), so torch only sees the other pairs; the
-        # op table gives -1 and INT32_MIN for those.
+        # rounding_mode="trunc" is the int32 kernel. torch raises on x/0 (so does the op)
+        # and dies of SIGFPE on INT32_MIN / -1 (x86 idiv overflow), so torch only sees the
+        # other pairs; the op table gives INT32_MIN there.
+        zero = b == 0
+        if zero.any():
+            with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+                torch.ops.fpgakern.div(a, b, rounding_mode="trunc")
+            a, b = a[~zero], b[~zero]
         truncated = torch.ops.fpgakern.div(a, b, rounding_mode="trunc")
         assert truncated.dtype == torch.int32
-        zero = b == 0
         overflow = (a == torch.iinfo(torch.int32).min) & (b == -1)
-        safe = torch.where(zero | overflow, torch.ones_like(b), b)
-        want = torch.div(torch.where(overflow, torch.ones_like(a), a), safe,
+        want = torch.div(torch.where(overflow, torch.ones_like(a), a), b,
                          rounding_mode="trunc")
-        want = torch.where(zero, torch.full_like(a, -1), torch.where(overflow, a, want))
-        assert _bits_equal(want, truncated).all()
+        assert _bits_equal(torch.where(overflow, a, want), truncated).all()
         return
     if name == "sum":
         if not is_float:
@@ -196,9 +201,13 @@ def test_int_alpha_wraps_like_torch(name):
 
 def test_int_sum_beyond_int32_falls_back():
     fk_torch.use(fk_torch.device())  # forget earlier warnings: each reason warns once
-    big = torch.full((100,), 2**30, dtype=torch.int32)
-    with pytest.warns(fk_torch.FallbackWarning, match="int32 accumulator"):
+    big = torch.full((100,), 2**30, dtype=torch.int32)  # min == max: the sum is known
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fk_torch.FallbackWarning)
         assert torch.equal(torch.ops.fpgakern.sum(big), torch.sum(big))
+    spread = torch.tensor([2**30, -(2**30), 7] * 9, dtype=torch.int32)
+    with pytest.warns(fk_torch.FallbackWarning, match="int32 accumulator"):
+        assert torch.equal(torch.ops.fpgakern.sum(spread), torch.sum(spread))
     wrapped = torch.ops.fpgakern.sum(big, dtype=torch.int32)  # asked for: the kernel wraps
     assert torch.equal(wrapped, torch.sum(big, dtype=torch.int32))
 
