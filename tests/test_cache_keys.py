@@ -243,6 +243,16 @@ def test_sources_are_hashed_once_per_process(library):
     assert step_module.sources.cache_info().misses == len(steps())
 
 
+def test_source_date_epoch_rekeys_exactly_the_xo(library, monkeypatch):
+    """The .xo's zip times come from SOURCE_DATE_EPOCH: a new value must rebuild it."""
+    plans = [ladder.plan(library.get("binary_ops/add"), 2, "float32")]
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    before = task_keys(plans)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    after = task_keys(plans)
+    assert {step for (_, step), key in after.items() if before[(_, step)] != key} == {"xo"}
+
+
 def run_build(tree: Path) -> dict[tuple[int, str], str]:
     """``fpgakern build binary_ops/add`` rungs 0 and 1, float32, up to csim, by the
     fpgakern of ``tree``; the status of every task."""

@@ -69,7 +69,7 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
     # one answers "missing" at run time): each kernel as loaded (spec and category
     # defaults) is an input too.
     built = list(dict.fromkeys(tasks[0].plan.kernel for tasks in result.variants.values()))
-    key = sha256_text(platform.name, code,
+    key = sha256_text(platform.name, code, f"time={repro.build_time(None)}",
                       *(f"{origin} {sha256_file(path)}" for origin, (_, path, _) in
                         zip(origins, (chosen[k] for k in sorted(chosen)), strict=True)),
                       *sorted(repr(k) for k in built))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fpgakern.backends.hls.generator import sources_in
+from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.orchestrate.steps.rtl import rtl_files
 
@@ -17,6 +18,12 @@ class Xo(Step):
     # It imports the HLS generator for the names of the files, whose content the hls
     # task's key covers: no template of its own.
     data = ("!hls_templates",)
+
+    def fingerprint(self, plan: Plan) -> list[str]:
+        from fpgakern.link import repro
+
+        # The zip entries' time comes from SOURCE_DATE_EPOCH (or the release date).
+        return [f"time={repro.build_time()}"]
 
     def run(self, ctx: StepContext) -> StepOutcome:
         from fpgakern.link.xo import write_xo  # the linker's packages: only when it runs
