@@ -172,6 +172,21 @@ def test_category_of_the_bundled_library_is_a_clash(tmp_path, monkeypatch, write
         "it cannot extend or replace them)")
 
 
+def test_one_kernel_name_in_two_project_categories_is_a_clash(tmp_path, monkeypatch,
+                                                              write_spec):
+    spec = ("kernel: cube\ndoc: x cubed.\ninputs: [x]\noutputs: [out]\n"
+            "dtypes: [float32]\nexpression: x * x * x\n")
+    write_spec(tmp_path, "mine_a/cube.yaml", spec)
+    write_spec(tmp_path, "mine_b/cube.yaml", spec)
+    monkeypatch.chdir(tmp_path)
+    result = cli("list")
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "error: kernel_specs/mine_b/cube.yaml: kernel 'cube' is also mine_a/cube; kernel "
+        "names must be unique across categories (a kernel's name names its generated "
+        "functions, e.g. cube_f32)")
+
+
 def test_specs_option_reads_that_folder_alone(tmp_path, write_spec):
     # --specs keeps its meaning: a folder of its own (here a copy of a bundled category)
     write_spec(tmp_path, "unary_ops/neg.yaml",

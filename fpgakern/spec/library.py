@@ -109,7 +109,16 @@ def _origin(root: Path) -> str:
 
 def _load_folder(root: Path, origin: str) -> dict[str, Category]:
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    return {folder.name: _load_category(folder, origin) for folder in folders}
+    categories = {folder.name: _load_category(folder, origin) for folder in folders}
+    seen: dict[str, Kernel] = {}
+    for kernel in (k for c in categories.values() for k in c.kernels):
+        other = seen.setdefault(kernel.name, kernel)
+        if other is not kernel:  # one name, two generated tops (<kernel>_f32) and torch ops
+            raise UsageError(
+                f"{display_path(kernel.source)}: kernel {kernel.name!r} is also "
+                f"{other.qualname}; kernel names must be unique across categories (a "
+                f"kernel's name names its generated functions, e.g. {kernel.name}_f32)")
+    return categories
 
 
 def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
