@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.orchestrate.worker import JobResult, StepJob, run_job
+from fpgakern.util.text import plural
 
 
 class Executor(Protocol):
@@ -77,7 +78,7 @@ class DaskExecutor:
             self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
                                         dashboard_address=None)
             self.client = Client(self.cluster)
-            self.description = f"dask, LocalCluster of {count} workers"
+            self.description = f"dask, LocalCluster of {plural(count, 'worker')}"
 
     def submit(self, job: StepJob) -> Any:
         return self.client.submit(run_job, job, pure=False)

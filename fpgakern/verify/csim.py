@@ -25,6 +25,7 @@ from fpgakern.backends.hls import HlsSources
 from fpgakern.errors import ToolError
 from fpgakern.ladder import Plan
 from fpgakern.util.files import sha256_text
+from fpgakern.util.text import plural
 from fpgakern.verify import compare, reference, tools
 from fpgakern.verify.stimulus import Case
 
@@ -56,7 +57,7 @@ class CsimResult:
             return self.error
         failed = [c for c in self.cases if not c.verdict.passed]
         if not failed:
-            return f"{len(self.cases)} cases pass"
+            return f"{plural(len(self.cases), 'case')} pass"
         first = failed[0]
         return f"{len(failed)} of {len(self.cases)} cases fail; {first.label}: " \
                f"{first.verdict.summary()}"

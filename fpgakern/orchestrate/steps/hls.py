@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fpgakern.backends import hls
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
+from fpgakern.util.text import plural
 
 
 class Hls(Step):
@@ -18,4 +19,4 @@ class Hls(Step):
         if sources.link_config:
             files.append(sources.link_config)
         names = [str(p.relative_to(ctx.work)) for p in files]
-        return StepOutcome(True, f"{len(names)} files", names)
+        return StepOutcome(True, plural(len(names), "file"), names)

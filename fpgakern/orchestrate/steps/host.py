@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fpgakern.backends import host
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
+from fpgakern.util.text import plural
 
 
 class Host(Step):
@@ -15,4 +16,4 @@ class Host(Step):
         sources = host.generate(ctx.plan, ctx.work / "host")
         files = [sources.header, sources.main, sources.common]
         names = [str(p.relative_to(ctx.work)) for p in files]
-        return StepOutcome(True, f"{len(names)} files", names)
+        return StepOutcome(True, plural(len(names), "file"), names)

@@ -13,6 +13,7 @@ from fpgakern.backends.rtl.generate import check_supported, datapath_of, generat
 from fpgakern.errors import FpgakernError
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
+from fpgakern.util.text import plural
 
 FILELIST = "filelist.f"
 
@@ -39,7 +40,8 @@ class Rtl(Step):
             names.append(path.name)
         (folder / FILELIST).write_text("".join(f"{name}\n" for name in names))
         files = [f"rtl/{name}" for name in [*names, FILELIST]]
-        return StepOutcome(True, f"{len(names)} files, pipeline latency {sources.latency}",
+        return StepOutcome(True,
+                           f"{plural(len(names), 'file')}, pipeline latency {sources.latency}",
                            files,
                            {"latency": sources.latency, "lanes": sources.lanes,
                             "top": sources.top})
