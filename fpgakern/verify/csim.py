@@ -57,7 +57,7 @@ class CsimResult:
             return self.error
         failed = [c for c in self.cases if not c.verdict.passed]
         if not failed:
-            return f"{plural(len(self.cases), 'case')} pass"
+            return f"{plural(len(self.cases), 'case')} passed"
         first = failed[0]
         return f"{len(failed)} of {len(self.cases)} cases fail; {first.label}: " \
                f"{first.verdict.summary()}"
