@@ -138,7 +138,10 @@ class Device:
         if pinned is not None:
             kernel, variants = pinned.plan.kernel, {pinned.plan.dtype.name: pinned}
         else:
-            kernel = self.library.get(name)
+            # Plans may come from another library than the project's (open_plans with a
+            # user's kernels): their own kernels count before the library is asked.
+            planned = [v for v in self.variants.values() if v.plan.kernel.qualname == name]
+            kernel = planned[0].plan.kernel if planned else self.library.get(name)
             variants = {v.plan.dtype.name: v for v in self.variants.values()
                         if v.plan.kernel.qualname == kernel.qualname}
         if not variants:

@@ -176,6 +176,8 @@ class Route:
 # kernel's wrapping sum gives exactly once corrected (see _int64_sum).
 _INT32_EXACT = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32)
 _WRAP = 2**32
+# torch operators that sum float terms from a +0.0 accumulator (torch.dot: BLAS sdot).
+_FLOAT_SUMS = ("torch.sum", "torch.dot")
 _FLT_MAX = float(torch.finfo(torch.float32).max)
 
 
@@ -212,10 +214,10 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
         wanted = options.get("dtype")
         if result == torch.int64 and dtypes[0] in _INT32_EXACT and "int32" in kernel.dtypes:
             return Route("int32", torch.int32, torch.int64, int64_sum=True)
-        if same is not None and result.is_floating_point:
-            return dataclasses.replace(same, finish=_plus_zero, float_sum=True)
         if same is None and wanted is not None:
             return f"no kernel sums {dtypes[0]} into {wanted}"
+    if mirror in _FLOAT_SUMS and same is not None and result.is_floating_point:
+        return dataclasses.replace(same, finish=_plus_zero, float_sum=True)
     return same if same is not None else missing
 
 
@@ -240,27 +242,30 @@ def _int64_sum(x: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor] | str:
     return finish
 
 
-def _float_sum_overflow(x: torch.Tensor) -> str | None:
-    """Why the kernel's float32 sum of ``x`` may not be torch's beyond rounding, or None.
+def _float_sum_overflow(inputs: list[torch.Tensor]) -> str | None:
+    """Why the kernel's float32 sum of the elements (``sum``) or of their products (``dot``)
+    may not be torch's beyond rounding, or None.
 
     The kernel adds in another order than torch (lanes, interleaved partials), which
     changes the rounding (docs/runtime.md) but must not change whether a partial sum
     overflows: with FLT_MAX, FLT_MAX, -FLT_MAX one order gives inf, another FLT_MAX. No
-    partial sum of the finite elements can overflow when n * max|x| (grown by n roundings
-    of at most 2**-24 each) stays below FLT_MAX. NaN makes every order NaN; +-inf inputs
-    decide the result in every order once the finite ones cannot overflow."""
-    n = x.numel()
+    partial sum of finite terms can overflow when n times the largest possible term
+    (grown by n + 1 roundings of at most 2**-24 each) stays below FLT_MAX. A NaN makes
+    every order NaN; infinite terms decide the result in every order once the finite
+    ones cannot overflow."""
+    n = inputs[0].numel()
     if n <= 2:
         return None  # one addition at most: IEEE addition commutes
-    low, high = (float(v) for v in torch.aminmax(x))
-    if math.isnan(low) or math.isnan(high):
-        return None
-    if math.isinf(low) or math.isinf(high):
-        finite = x[torch.isfinite(x)]
-        if finite.numel() == 0:
+    bound = n * math.exp((n + len(inputs)) * 2.0**-24)
+    for x in inputs:
+        low, high = (float(v) for v in torch.aminmax(x))
+        if math.isnan(low) or math.isnan(high):
             return None
-        low, high = (float(v) for v in torch.aminmax(finite))
-    if n * max(-low, high) * math.exp(n * 2.0**-24) <= _FLT_MAX:
+        if math.isinf(low) or math.isinf(high):
+            finite = x[torch.isfinite(x)]
+            low, high = (float(v) for v in torch.aminmax(finite)) if finite.numel() else (0, 0)
+        bound *= max(-low, high)
+    if bound <= _FLT_MAX:
         return None
     return ("values this large may overflow a partial sum in one summation order and not "
             "in another (the kernel's order is not torch's)")
@@ -294,10 +299,11 @@ def _fallback(kernel: Kernel, reason: str, tensors: tuple[torch.Tensor, ...],
 
 def _result_dtype(twin: Callable[..., Any], tensors: tuple[torch.Tensor, ...],
                   scalars: dict[str, Any], options: dict[str, Any]) -> torch.dtype:
-    """torch's result dtype: the mirrored operator on one-element stand-ins (a 0-d tensor
-    stays 0-d: it counts differently in type promotion). Raises what torch raises for the
-    arguments themselves (an alpha out of the dtype's range, a bool alpha ...)."""
-    probes = [torch.ones(() if t.dim() == 0 else (1,), dtype=t.dtype) for t in tensors]
+    """torch's result dtype: the mirrored operator on one-element stand-ins of the same
+    dimensions (0-d counts differently in type promotion; torch.dot takes only 1-D).
+    Raises what torch raises for the arguments themselves (an alpha out of the dtype's
+    range, a bool alpha, a 2-D operand of dot ...)."""
+    probes = [torch.ones((1,) * t.dim(), dtype=t.dtype) for t in tensors]
     return twin(*probes, **scalars, **options).dtype
 
 
@@ -338,7 +344,7 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
             return _fallback(kernel, finish, tensors, scalars, options)
         route = dataclasses.replace(route, finish=finish)
     if route.float_sum:
-        overflow = _float_sum_overflow(flat[0])
+        overflow = _float_sum_overflow(flat)
         if overflow is not None:
             return _fallback(kernel, overflow, tensors, scalars, options)
     dev = device()
@@ -399,18 +405,27 @@ def _make_fake(kernel: Kernel) -> Callable[..., torch.Tensor]:
 
 def register(library: Library | None = None) -> list[str]:
     """Define ``torch.ops.fpgakern.<kernel>`` for every kernel of ``library`` (default: the
-    project's). Idempotent; returns the op names. Raises UsageError, defining nothing,
-    when a kernel's ``mirrors:`` names no callable torch operator (it is the op's CPU
-    fallback and its shape and dtype rules)."""
+    project's) that mirrors a torch operator. Idempotent; returns the op names.
+
+    The mirrored operator is the op's CPU fallback and its shape and dtype rules: a kernel
+    whose ``mirrors:`` names no callable torch operator raises UsageError, defining
+    nothing; a kernel without ``mirrors:`` and without a ``torch.<name>`` gets no op
+    (there is no torch answer for it to give).
+    """
     global _lib
     library = library or Library(paths.specs_dir())
-    new = [k for k in library.kernels if k.name not in _state["kernels"]]
-    for kernel in new:
+    new = []
+    for kernel in library.kernels:
+        if kernel.name in _state["kernels"]:
+            continue
         try:
             cpu_twin(kernel)
         except UsageError as err:
+            if kernel.mirrors is None:
+                continue
             raise UsageError(f"{display_path(kernel.source)}: mirrors: {err}; "
                              f"torch.ops.{NAMESPACE}.{kernel.name} needs it") from None
+        new.append(kernel)
     if _lib is None and new:
         _lib = torch.library.Library(NAMESPACE, "DEF")
     for kernel in new:
@@ -420,7 +435,7 @@ def register(library: Library | None = None) -> list[str]:
         torch.library.register_fake(f"{NAMESPACE}::{kernel.name}", _make_fake(kernel),
                                     lib=_lib)
         _state["kernels"][kernel.name] = kernel
-    return [k.name for k in library.kernels]
+    return [k.name for k in library.kernels if k.name in _state["kernels"]]
 
 
 OPS = register()

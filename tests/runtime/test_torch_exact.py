@@ -495,6 +495,47 @@ def test_mirrors_a_dotted_path(tmp_path, write_spec):
         assert _same_bits(torch.nn.functional.silu(x), F.silu_mirror_probe(x)).all()
 
 
+def test_kernels_without_a_torch_operator_get_no_op(tmp_path, write_spec):
+    """No mirrors: and no torch.<name>: nothing to fall back on, so no op (and no error:
+    a project of its own kernels still imports the module)."""
+    _spec_library(tmp_path, write_spec, "swish_probe", "torch.nn.functional.silu")
+    (tmp_path / "kernel_specs" / "probe_ops" / "swish_probe.yaml").write_text(
+        "kernel: swish_probe\ndoc: A test kernel.\nexpression: x * sigmoid(x)\n")
+    from fpgakern.spec.library import Library
+
+    assert fk_torch.register(Library(tmp_path / "kernel_specs")) == []
+    assert not hasattr(F, "swish_probe")
+
+
+def test_a_user_dot_product_is_torchs(tmp_path, write_spec):
+    """A user's sum(a * b) mirroring torch.dot gets sum's treatment: torch.dot (BLAS sdot)
+    starts from +0.0 too, an order-dependent overflow falls back, and 2-D operands raise
+    torch's error (the op flattens, torch.dot takes 1-D only)."""
+    from fpgakern.ladder import plan
+    from fpgakern.spec.library import Library
+
+    write_spec(tmp_path, "probe_red/_category.yaml",
+               "doc: Test reductions.\ndefaults:\n  inputs: [a, b]\n  outputs: [out]\n"
+               "  dtypes: [float32]\n")
+    write_spec(tmp_path, "probe_red/dot_probe.yaml",
+               "kernel: dot_probe\ndoc: A test kernel.\nmirrors: torch.dot\n"
+               "expression: sum(a * b)\n")
+    kernel = Library(tmp_path / "kernel_specs").get("probe_red/dot_probe")
+    assert fk_torch.register(Library(tmp_path / "kernel_specs")) == ["dot_probe"]
+    fk_torch.use(open_plans([plan(kernel, max(kernel.rungs), "float32")], "sw_emu"),
+                 strict=True)
+    exact = torch.tensor([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -4.0, np.inf, -np.inf, np.nan])
+    for i, j in itertools.product(range(len(exact)), repeat=2):
+        for n in (1, 2, 3, 17):
+            a, b = exact[[i] * n], exact[[j] * n]
+            a[1::2] = -a[1::2]  # cancelling pairs: +0 in torch, -0 once in the kernel
+            assert _same_bits(torch.dot(a, b), F.dot_probe(a, b)).all(), (a, b)
+    with pytest.raises(fk_torch.FallbackError, match="overflow"):
+        F.dot_probe(torch.tensor([FMAX, FMAX, -FMAX]), torch.ones(3))
+    with pytest.raises(RuntimeError, match="1D tensors expected"):
+        F.dot_probe(torch.ones(2, 2), torch.ones(2, 2))
+
+
 @pytest.mark.parametrize(("mirrors", "message"), [
     ("torch.nn.functional.no_such_op", "torch has no torch.nn.functional.no_such_op"),
     ("torch.nn", "not a callable torch operator"),
