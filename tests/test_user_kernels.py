@@ -102,11 +102,19 @@ def built(project: Path) -> dict[tuple[str, int, str, str], tuple[str, str]]:
     """Every variant of my_ops through every step but sim (that is a Verilator model
     build per variant; the sim step runs on a selection below). The csim build comes
     last: a variant's manifest.json lists only the steps of the latest build, and the
-    runtime opens only variants whose manifest records a passing csim."""
-    found: dict[tuple[str, int, str, str], tuple[str, str]] = {}
-    for until in ("host", "lint", "xo", "csim"):
-        found.update(statuses(build(project, "my_ops/*", until=until)))
-    return found
+    runtime opens only variants whose manifest records a passing csim. One pytest-xdist
+    worker builds, the others read its verdicts: a partial build by a late worker would
+    drop the csim record of a variant another worker is running."""
+    record = project / "built.json"
+    with open(project.parent / "user_project.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if record.is_file():
+            return {tuple(key): tuple(value) for key, value in json.loads(record.read_text())}
+        found: dict[tuple[str, int, str, str], tuple[str, str]] = {}
+        for until in ("host", "lint", "xo", "csim"):
+            found.update(statuses(build(project, "my_ops/*", until=until)))
+        record.write_text(json.dumps([[list(key), list(value)] for key, value in found.items()]))
+        return found
 
 
 def variant_dir(root: Path, qualname: str, rung: int, dtype: str) -> Path:
