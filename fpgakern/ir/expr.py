@@ -9,15 +9,46 @@ of the op table (``+ - * / < >> ...``) and calls of op-table names (``maximum(a,
 from __future__ import annotations
 
 import ast
+import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from fpgakern.errors import shorten, shown
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.ops import BINARY_SYMBOLS, OPS, UNARY_SYMBOLS, Op
 
 
 class ExprError(ValueError):
     """A problem with an expression; the message is shown after ``expression:``."""
+
+
+# Limits that keep parsing, type checking and code generation (all recursive) far from
+# Python's recursion limit and fast: real expressions are a few dozen characters.
+MAX_CHARS = 1000
+MAX_DEPTH = 32
+# Printable ASCII but '#' and backslash: the expression is copied into // comments of
+# the generated C++/SystemVerilog, and a Python comment or line continuation would let a
+# second line (a #include, say) escape the comment. Non-ASCII would let a look-alike
+# letter (NFKC) or a bidi override through.
+_ALLOWED = re.compile(r"[ -\"$-\[\]-~]*")
+FLOAT32_MAX = 3.4028234663852886e38
+INT32_RANGE = range(-(2**31), 2**31)
+
+
+def value_problem(value: float | int, dtype_name: str, *, integral: bool = False) -> str | None:
+    """Why ``value`` is not a value of ``dtype_name`` (None if it is one). ``integral``:
+    an int32 value must be an int, not an integral float like 2.0."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "not a finite number"
+    if DTYPES[dtype_name].is_float:
+        # int vs float compares exactly: no OverflowError for a huge int.
+        return None if abs(value) <= FLOAT32_MAX else f"outside ±{FLOAT32_MAX:.8g}"
+    if isinstance(value, float) and (integral or not value.is_integer()):
+        return "not an integer"
+    if int(value) not in INT32_RANGE:
+        return f"outside {INT32_RANGE.start}..{INT32_RANGE.stop - 1}"
+    return None
 
 
 _AST_BINARY = {
@@ -83,16 +114,44 @@ def parse(
     ``inputs`` and ``scalars`` map each name to its dtype name. Raises ExprError with a
     message that names the offending part of the expression.
     """
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as err:
-        raise ExprError(f"cannot parse {text!r}: {err.msg}") from None
-    root = _Builder(inputs, scalars).build(tree.body, top=True)
+    root = _Builder(inputs, scalars).build(syntax(text), top=True)
     if isinstance(root, Const):
         raise ExprError("the expression is a constant; it must use at least one input")
     if not any(isinstance(n, Input) for n in root.walk()):
         raise ExprError("the expression uses no tensor input")
     return root
+
+
+def syntax(text: str) -> ast.expr:
+    """The syntax tree of ``text``, within the length, character and depth limits (the
+    same for every dtype). Raises ExprError."""
+    text = text.strip()
+    if len(text) > MAX_CHARS:
+        raise ExprError(f"is {len(text)} characters long (at most {MAX_CHARS})")
+    if not _ALLOWED.fullmatch(text):
+        bad = next(c for c in text if not _ALLOWED.fullmatch(c))
+        raise ExprError(f"character {shown(bad)} is not allowed (no '#', backslash, "
+                        "line break or non-ASCII)")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
+        reason = err.msg if isinstance(err, SyntaxError) else "too complex"
+        raise ExprError(f"cannot parse {shown(text)}: {reason}") from None
+    _check_depth(tree.body)
+    return tree.body
+
+
+def _check_depth(tree: ast.expr) -> None:
+    """Refuse nesting deeper than MAX_DEPTH, measured without recursion (the recursive
+    builder below must never meet a tree deep enough to overflow)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ExprError(f"nested too deeply (more than {MAX_DEPTH} levels of operators "
+                            "and calls)")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node)
+                     if isinstance(child, ast.expr))
 
 
 class _Builder:
@@ -123,7 +182,7 @@ class _Builder:
                 return self._apply(UNARY_SYMBOLS[_AST_UNARY[type(operator)]], [operand])
             case ast.Call(func=ast.Name(id=name), args=args, keywords=[]):
                 return self._call(name, args, top)
-        raise ExprError(f"unsupported syntax {ast.unparse(node)!r}")
+        raise ExprError(f"unsupported syntax {shown(ast.unparse(node))}")
 
     def _name(self, name: str) -> Node:
         if name in self.inputs:
@@ -158,6 +217,11 @@ class _Builder:
                 f"op {name} is not defined for {operand_dtype} "
                 f"(defined for: {', '.join(sorted(entry.dtypes))})"
             )
+        for n in operands:
+            problem = isinstance(n, Const) and value_problem(n.value, operand_dtype)
+            if problem:
+                raise ExprError(f"literal {shorten(repr(n.value))} in {name} is not a valid "
+                                f"{operand_dtype} ({problem})")
         typed = tuple(_retype_const(n, operand_dtype) for n in operands)
         return Apply(entry.result_dtype or operand_dtype, entry, typed)
 

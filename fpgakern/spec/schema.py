@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from fpgakern.errors import SpecError
+from fpgakern.errors import SpecError, shown
 from fpgakern.ir import expr
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel, ScalarArg
@@ -53,8 +53,15 @@ FIELDS: dict[str, Field] = {
 
 CATEGORY_KEYS = {"doc", "defaults"}
 
-_IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
-_CATEGORY = re.compile(r"^[a-z][a-z0-9_]*$")
+# fullmatch, never match: "$" also matches before a trailing newline ("add\n").
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,30}")
+# Dotted ASCII names (\w would admit any Unicode letter): torch.add, torch.nn.functional.relu.
+_MIRRORS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+MAX_DOC_CHARS = 200
+MAX_MIRRORS_CHARS = 100
+# Output folders beside the kernels' build/<category>/ folders (build/reports/latest,
+# build/library/...): a category of that name would write over them.
+_RESERVED_CATEGORIES = frozenset({"reports", "library"})
 
 # Names the generated C++, SystemVerilog and host code use themselves, plus both
 # languages' keywords: a kernel or argument with one of these names would not compile.
@@ -90,17 +97,17 @@ _RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path")
 
 def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str:
     """A name that ends up in C++, SystemVerilog and file paths must be plain and unused."""
-    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+    if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
         raise doc.error(
             key,
-            f"{name!r} is not a valid name (lower-case letter, then letters, digits or _; "
+            f"{shown(name)} is not a valid name (lower-case letter, then letters, digits or _; "
             "at most 31 characters)",
             *path,
         )
     if name in _RESERVED or name.startswith(_RESERVED_PREFIXES) or name.endswith(
         _RESERVED_SUFFIXES
     ):
-        raise doc.error(key, f"{name!r} is reserved in the generated C++/SystemVerilog", *path)
+        raise doc.error(key, f"{shown(name)} is reserved in the generated C++/SystemVerilog", *path)
     return name
 
 
@@ -114,7 +121,7 @@ def _names(doc: Located, key: str, value: Any, *, exactly_one: bool = False) -> 
     names = tuple(check_identifier(doc, key, v, key, i) for i, v in enumerate(value))
     for i, name in enumerate(names):
         if name in names[:i]:
-            raise doc.error(key, f"{name!r} is listed twice", key, i)
+            raise doc.error(key, f"{shown(name)} is listed twice", key, i)
     return names
 
 
@@ -128,7 +135,8 @@ def _scalars(doc: Located, value: Any) -> tuple[ScalarArg, ...]:
         check_identifier(doc, "scalars", name, "scalars", name)
         if isinstance(default, bool) or not isinstance(default, int | float):
             raise doc.error(
-                f"scalars.{name}", f"default must be a number, got {default!r}", "scalars", name
+                f"scalars.{name}", f"default must be a number, got {shown(default)}", "scalars",
+                name,
             )
         out.append(ScalarArg(name, default))
     return tuple(out)
@@ -140,12 +148,12 @@ def _dtypes(doc: Located, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
         raise doc.error("dtypes", f"expected a non-empty list of dtypes ({', '.join(DTYPES)})")
     for i, name in enumerate(value):
-        if name not in DTYPES:
+        if not isinstance(name, str) or name not in DTYPES:
             raise doc.error(
-                "dtypes", f"unknown dtype {name!r} (known: {', '.join(DTYPES)})", "dtypes", i
+                "dtypes", f"unknown dtype {shown(name)} (known: {', '.join(DTYPES)})", "dtypes", i
             )
         if name in value[:i]:
-            raise doc.error("dtypes", f"{name!r} is listed twice", "dtypes", i)
+            raise doc.error("dtypes", f"{shown(name)} is listed twice", "dtypes", i)
     return tuple(value)
 
 
@@ -156,7 +164,7 @@ def _rungs(doc: Located, value: Any) -> tuple[int, ...]:
         raise doc.error("rungs", "expected a non-empty list of rung numbers 0-4")
     for i, rung in enumerate(value):
         if isinstance(rung, bool) or not isinstance(rung, int) or not 0 <= rung < RUNG_COUNT:
-            raise doc.error("rungs", f"unknown rung {rung!r} (rungs are 0-4)", "rungs", i)
+            raise doc.error("rungs", f"unknown rung {shown(rung)} (rungs are 0-4)", "rungs", i)
     return tuple(sorted(set(value)))
 
 
@@ -164,17 +172,26 @@ def _compute_units(doc: Located, value: Any) -> int:
     if value is None:
         return 4
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_COMPUTE_UNITS:
-        expected = f"expected an integer 1-{MAX_COMPUTE_UNITS}, got {value!r}"
+        expected = f"expected an integer 1-{MAX_COMPUTE_UNITS}, got {shown(value)}"
         raise doc.error("compute_units", expected)
     return value
 
 
-def _one_line(doc: Located, key: str, value: Any) -> str:
+def _one_line(doc: Located, key: str, value: Any, limit: int = MAX_DOC_CHARS) -> str:
+    """A line of text that generated C++ and SystemVerilog copy into ``//`` comments."""
     if not isinstance(value, str) or not value.strip():
         raise doc.error(key, "expected a non-empty one-line string")
-    if "\n" in value.strip():
+    text = value.strip()
+    if "\n" in text:
         raise doc.error(key, "must be a single line")
-    return value.strip()
+    if len(text) > limit:
+        raise doc.error(key, f"is {len(text)} characters long (at most {limit})")
+    # A backslash (or its trigraph ??/) at the end of a // comment splices the next line
+    # of generated code into the comment.
+    if text.endswith(("\\", "??/")):
+        raise doc.error(key, "may not end with a backslash or ??/ (the generated code's "
+                             "// comment would swallow its next line)")
+    return text
 
 
 def _check_keys(doc: Located, data: dict[str, Any], known: dict[str, Field] | set[str]) -> None:
@@ -192,13 +209,15 @@ def load_category(doc: Located) -> tuple[str, dict[str, Any]]:
         raise SpecError(doc.file, 1, None, "a category file must be a mapping")
     _check_keys(doc, data, CATEGORY_KEYS)
     text = _one_line(doc, "doc", data.get("doc", doc.file.parent.name))
-    defaults = data.get("defaults") or {}
+    defaults = data.get("defaults")
+    defaults = {} if defaults is None else defaults
     if not isinstance(defaults, dict):
         raise doc.error("defaults", "expected a mapping of spec keys")
     allowed = {k: f for k, f in FIELDS.items() if f.category_default}
     for key in defaults:
         if key not in allowed:
-            raise doc.error("defaults", f"{key!r} cannot be a category default", "defaults", key)
+            raise doc.error("defaults", f"{shown(key)} cannot be a category default",
+                            "defaults", key)
     return text, defaults
 
 
@@ -213,8 +232,7 @@ def validate(
     if not isinstance(data, dict):
         raise SpecError(doc.file, 1, None, "a kernel spec must be a mapping of keys")
     _check_keys(doc, data, FIELDS)
-    if not _CATEGORY.match(category):
-        raise SpecError(doc.file, None, None, f"category folder {category!r} is not a valid name")
+    _check_category(doc, category)
     merged = {**(defaults or {}), **data}
     for f in FIELDS.values():
         if f.required and f.name not in merged:
@@ -226,10 +244,13 @@ def validate(
 
     name = check_identifier(doc, "kernel", merged["kernel"])
     if name != doc.file.stem:
-        raise doc.error("kernel", f"name {name!r} must match the file name {doc.file.stem!r}")
+        raise doc.error("kernel", f"name {shown(name)} must match the file name "
+                                  f"{shown(doc.file.stem)}")
     inputs = _names(source("inputs"), "inputs", merged["inputs"])
     outputs = _names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
     scalars = _scalars(source("scalars"), merged.get("scalars"))
+    dtypes = _dtypes(source("dtypes"), merged["dtypes"])
+    _check_defaults(source("scalars"), scalars, dtypes)
     _no_clashes(doc, name, inputs, outputs, scalars)
     kernel = Kernel(
         name=name,
@@ -239,7 +260,7 @@ def validate(
         inputs=inputs,
         scalars=scalars,
         outputs=outputs,
-        dtypes=_dtypes(source("dtypes"), merged["dtypes"]),
+        dtypes=dtypes,
         expression=_expression(doc, merged["expression"]),
         rungs=_rungs(source("rungs"), merged.get("rungs")),
         compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
@@ -260,9 +281,10 @@ class _Shifted(Located):
 def _mirrors(doc: Located, value: Any) -> str | None:
     if value is None:
         return None
-    text = _one_line(doc, "mirrors", value)
-    if not re.match(r"^[A-Za-z_][\w.]*$", text):
-        raise doc.error("mirrors", f"expected a dotted operator name like torch.add, got {text!r}")
+    text = _one_line(doc, "mirrors", value, MAX_MIRRORS_CHARS)
+    if not _MIRRORS.fullmatch(text):
+        raise doc.error("mirrors",
+                        f"expected a dotted operator name like torch.add, got {shown(text)}")
     return text
 
 
@@ -270,6 +292,30 @@ def _expression(doc: Located, value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise doc.error("expression", "expected an expression such as 'a + alpha * b'")
     return str(value)
+
+
+def _check_category(doc: Located, category: str) -> None:
+    """The folder name is a C++ namespace and a folder of build/: a plain, unused name."""
+    if not _IDENTIFIER.fullmatch(category):
+        raise SpecError(doc.file, None, None, f"category folder {shown(category)} is not a "
+                        "valid name (lower-case letter, then letters, digits or _; at most 31 "
+                        "characters)")
+    if category in _RESERVED or category in _RESERVED_CATEGORIES or category.startswith(
+        _RESERVED_PREFIXES
+    ):
+        raise SpecError(doc.file, None, None, f"category folder {shown(category)} is a reserved "
+                        "name")
+
+
+def _check_defaults(doc: Located, scalars: tuple[ScalarArg, ...], dtypes: tuple[str, ...]) -> None:
+    """Every dtype variant passes each scalar's default to its kernel: it must be a value
+    of each (no NaN default for an int32 variant, no 1e39 for float32)."""
+    for scalar in scalars:
+        for dtype_name in dtypes:
+            problem = expr.value_problem(scalar.default, dtype_name, integral=True)
+            if problem:
+                raise doc.error(f"scalars.{scalar.name}", f"default {shown(scalar.default)} is "
+                                f"not a valid {dtype_name} ({problem})", "scalars", scalar.name)
 
 
 def _no_clashes(
@@ -284,16 +330,23 @@ def _no_clashes(
                        ("scalars", tuple(s.name for s in scalars))):
         for arg in names:
             if arg in seen:
-                raise doc.error(key, f"{arg!r} is already declared in {seen[arg]}")
+                raise doc.error(key, f"{shown(arg)} is already declared in {seen[arg]}")
             if arg == name:
-                raise doc.error(key, f"argument {arg!r} has the kernel's own name")
+                raise doc.error(key, f"argument {shown(arg)} has the kernel's own name")
             seen[arg] = key
 
 
 def _check_expression(doc: Located, kernel: Kernel) -> None:
+    try:  # limits and syntax first: the same for every dtype, so named for none
+        expr.syntax(kernel.expression)
+    except expr.ExprError as err:
+        raise doc.error("expression", str(err)) from None
     for dtype_name in kernel.dtypes:
         try:
-            root = kernel.graph(dtype_name)
+            # Parsed here for one dtype (Kernel.graph parses every dtype at once, so its
+            # error could be another dtype's), with the arguments Kernel gives it.
+            root = expr.parse(kernel.expression, dict.fromkeys(kernel.inputs, dtype_name),
+                              {s.name: dtype_name for s in kernel.scalars})
         except expr.ExprError as err:
             suffix = f" (for {dtype_name})" if len(kernel.dtypes) > 1 else ""
             raise doc.error("expression", f"{err}{suffix}") from None
@@ -303,5 +356,5 @@ def _check_expression(doc: Located, kernel: Kernel) -> None:
         used = {n.name for n in root.walk() if isinstance(n, expr.Input | expr.Scalar)}
         for arg in [*kernel.inputs, *(s.name for s in kernel.scalars)]:
             if arg not in used:
-                raise doc.error("expression", f"{arg!r} is declared but not used")
+                raise doc.error("expression", f"{shown(arg)} is declared but not used")
 
