@@ -37,3 +37,4 @@ def _write_spec(root: Path, rel: str, text: str) -> Path:
 def write_spec():
     """``write_spec(root, "binary_ops/add.yaml", text)`` writes a spec under root."""
     return _write_spec
+

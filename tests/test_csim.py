@@ -1,4 +1,4 @@
-"""C simulation of every starter kernel x rung x dtype against the numpy reference."""
+"""C simulation of the starter kernels x rungs x dtypes against the numpy reference."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from variant_selection import variant_params
 
 from fpgakern import paths
 from fpgakern.backends.hls import generate
@@ -15,16 +16,11 @@ from fpgakern.ladder import plan
 from fpgakern.spec.library import Library
 from fpgakern.verify import csim, stimulus
 
-VARIANTS = [
-    (k.qualname, r, d)
-    for k in Library(paths.SOURCE_ROOT / "kernel_specs").kernels
-    for r in k.rungs
-    for d in k.dtypes
-]
 
-
-@pytest.mark.parametrize(("name", "rung", "dtype"), VARIANTS,
-                         ids=[f"{n}-opt{r}-{d}" for n, r, d in VARIANTS])
+# The default run compiles the representative variants (every kernel and dtype, every
+# rung of every kind); -m slow compiles the rest.
+@pytest.mark.parametrize(("name", "rung", "dtype"),
+                         variant_params(Library(paths.SOURCE_ROOT / "kernel_specs")))
 def test_csim_matches_reference(library, tmp_path, name, rung, dtype):
     p = plan(library.get(name), rung, dtype)
     sources = generate(p, tmp_path)

@@ -35,10 +35,26 @@ def sw_variants() -> list[tuple[str, int, str]]:
     return [*out, ("binary_ops/add", 3, "float32"), ("reduce_ops/sum", 3, "int32")]
 
 
+# The hw_emu variants of the default run: every kernel kind, lane count and CU count of
+# the runtime's paths, and the operators whose RTL is the most intricate (div, sigmoid);
+# each kernel's RTL against numpy is tests/sim/test_library_sim.py's job.
+HW_DEFAULT = {("binary_ops/add", "float32"), ("unary_ops/exp", "float32"),
+              ("reduce_ops/sum", "float32"), ("reduce_ops/max", "float32"),
+              ("binary_ops/div", "float32"), ("unary_ops/sigmoid", "float32"),
+              ("binary_ops/add", "int32"), ("reduce_ops/sum", "int32")}
+
+
 def hw_variants() -> list[tuple[str, int, str]]:
     out = [(k.qualname, HW_RUNGS.get(k.qualname, 2), "float32") for k in LIBRARY.kernels
            if "float32" in k.dtypes]
     return out + [(q, r, "int32") for q, r in HW_INT32.items()]
+
+
+def hw_params() -> list:
+    """``hw_variants`` as pytest parameters, those outside HW_DEFAULT marked slow."""
+    return [pytest.param(q, r, d, id=f"{q}@{r}:{d}",
+                         marks=() if (q, d) in HW_DEFAULT else pytest.mark.slow)
+            for q, r, d in hw_variants()]
 
 
 _devices: dict[tuple[str, int, str, str], Device] = {}

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import device_for, hw_variants, sw_variants, variant
+from conftest import device_for, hw_params, sw_variants, variant
 
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.runtime.check import run_case
@@ -38,8 +38,7 @@ def test_sw_emu_matches_numpy(qualname, rung, dtype):
     _check_all_cases(qualname, rung, dtype, "sw_emu")
 
 
-@pytest.mark.parametrize(("qualname", "rung", "dtype"), hw_variants(),
-                         ids=[f"{q}@{r}:{d}" for q, r, d in hw_variants()])
+@pytest.mark.parametrize(("qualname", "rung", "dtype"), hw_params())
 def test_hw_emu_matches_numpy(qualname, rung, dtype):
     _check_all_cases(qualname, rung, dtype, "hw_emu")
 

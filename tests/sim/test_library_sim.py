@@ -4,11 +4,14 @@ Fast memory model, 200 random elements plus the standard cases (one element, an 
 tail, non-default scalars, and the special values: every pair for binary kernels, each
 one inside ordinary data for reductions). One model build per kernel x rung x dtype,
 all its cases in one simulation; builds are cached under fpgakern.paths.cache_dir().
+The default run simulates the representative variants (every kernel and dtype, every
+rung of every kind: tests/conftest.py); ``-m slow`` adds the rest.
 """
 
 from __future__ import annotations
 
 import pytest
+from variant_selection import variant_params
 
 from fpgakern import paths
 from fpgakern.spec.library import Library
@@ -17,13 +20,8 @@ from fpgakern.verify.rtlsim import simulate
 SIZE = 200
 
 
-def _variants() -> list[tuple[str, int, str]]:
-    library = Library(paths.SOURCE_ROOT / "kernel_specs")
-    return [(k.qualname, r, d) for k in library.kernels for d in k.dtypes for r in k.rungs]
-
-
-@pytest.mark.parametrize(("kernel", "rung", "dtype"), _variants(),
-                         ids=lambda v: str(v).replace("/", "."))
+@pytest.mark.parametrize(("kernel", "rung", "dtype"),
+                         variant_params(Library(paths.SOURCE_ROOT / "kernel_specs")))
 def test_kernel_matches_reference(library, kernel, rung, dtype, sim_run_dir):
     result = simulate(library.get(kernel), rung, dtype, size=SIZE, run_dir=sim_run_dir)
     if result.status == "skipped":
