@@ -130,9 +130,20 @@ def test_init_build_list_and_clash(tmp_path, monkeypatch):
     built = cli("build", "my_ops/saxpy", "--opt", "2", "--until", "csim")
     assert built.exit_code == 0, built.output
     assert (project / "build" / "my_ops" / "saxpy" / "opt2" / "int32" / "manifest.json").is_file()
-    bundled = cli("build", "binary_ops/add", "--opt", "2", "--until", "hls")
+    bundled = cli("build", "binary_ops/add", "--opt", "2", "--dtype", "float32", "--until", "csim")
     assert bundled.exit_code == 0, bundled.output
     assert (project / "build" / "binary_ops" / "add" / "opt2" / "float32").is_dir()
+
+    # The Python runtime, as the README calls it (a relative build tree), sees both.
+    import numpy as np
+
+    import fpgakern.runtime as rt
+
+    device = rt.open("build", target="sw_emu", opt=2)
+    x = np.arange(-3, 4, dtype=np.int32)
+    np.testing.assert_array_equal(device.kernel("my_ops/saxpy")(x, x, alpha=3), 4 * x)
+    f = np.linspace(-1, 1, 7, dtype=np.float32)
+    np.testing.assert_array_equal(device.kernel("binary_ops/add")(f, f), f + f)
 
     listed = cli("list")
     assert "my_ops (your project)" in listed.output

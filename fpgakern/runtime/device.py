@@ -160,7 +160,8 @@ def open(path: str | Path | None = None, target: str | None = None, *,  # noqa: 
     ``$XCL_EMULATION_MODE``, else sw_emu). ``opt`` picks one rung of a build tree."""
     # Every path is made absolute now: models are built later, on a kernel's first call,
     # by compilers running in staging folders, and the caller may have changed directory.
-    library = Library(Path(specs).resolve() if specs is not None else paths.specs_dir())
+    # Without ``specs``: the project's kernels beside the bundled library, as the CLI.
+    library = Library(Path(specs).resolve()) if specs is not None else Library.for_project()
     where = Path(path) if path is not None else paths.build_dir(library.root.parent)
     where = where.resolve()
     if where.is_file():
@@ -175,5 +176,5 @@ def open(path: str | Path | None = None, target: str | None = None, *,  # noqa: 
 def open_plans(plans: list[Plan], target: str | None = None, *,
                read_latency: int = 64) -> Device:
     """A device holding ``plans`` directly: sources are generated when first called."""
-    library = Library(paths.specs_dir())
+    library = Library.for_project()
     return Device(program.from_plans(plans), library, target, read_latency)

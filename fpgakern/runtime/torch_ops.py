@@ -47,7 +47,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from fpgakern import paths
 from fpgakern.errors import FpgakernError, ToolError, UsageError, display_path
 from fpgakern.ir.kernel import Kernel
 from fpgakern.runtime.device import Device, KernelUnavailable
@@ -413,7 +412,7 @@ def register(library: Library | None = None) -> list[str]:
     (there is no torch answer for it to give).
     """
     global _lib
-    library = library or Library(paths.specs_dir())
+    library = library or Library.for_project()
     new = []
     for kernel in library.kernels:
         if kernel.name in _state["kernels"]:

@@ -37,7 +37,7 @@ def prepare(xclbin: Path, targets: tuple[str, ...] = models.TARGETS,
             specs: Path | None = None) -> Path:
     """Build the emulation models of every kernel in ``xclbin`` and write the config the
     emulation library reads (``fpgakern_emu.cfg`` beside the xclbin). Returns its path."""
-    library = Library(specs or paths.specs_dir())
+    library = Library(specs) if specs is not None else Library.for_project()
     prog = program.from_xclbin(xclbin, library, paths.build_dir(library.root.parent))
     if not prog.variants:
         raise UsageError(f"{display_path(xclbin)}: no kernel of this library in it")
