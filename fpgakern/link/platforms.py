@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fpgakern.errors import UsageError
+from fpgakern.errors import SpecError, UsageError
 from fpgakern.link.sections import CLOCK_TYPE_IDS, MAX_INTERRUPT_ID, MEM_TYPE_IDS
 from fpgakern.spec import yamlpos
 
@@ -139,7 +139,14 @@ def load(name_or_path: str | Path) -> Platform:
                              f"{', '.join(available())}; or give a platform .yaml path)")
     elif not path.is_file():
         raise UsageError(f"{path}: platform file not found")
-    return _from_doc(yamlpos.load(path))
+    doc = yamlpos.load(path)
+    try:
+        return _from_doc(doc)
+    except (KeyError, ValueError, TypeError, AttributeError) as err:
+        # What the checks above do not name (a clock without "mhz", a count that is no
+        # number, a mapping where a list belongs) is still one line naming the file.
+        what = f"missing key {err}" if isinstance(err, KeyError) else str(err)
+        raise SpecError(path, None, None, f"malformed platform file: {what}") from None
 
 
 def _from_doc(doc: yamlpos.Located) -> Platform:
