@@ -220,3 +220,22 @@ def test_wheel_carries_the_bundled_library(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "fpgakern/_data/kernel_specs/binary_ops/add.yaml" in names
     assert not any("/build/" in n for n in names)
+
+
+def test_unreadable_spec_folder_is_one_line(tmp_path, monkeypatch, write_spec):
+    # Tests run as root, where chmod cannot deny a read: the refusal is simulated.
+    write_spec(tmp_path, "mine/cube.yaml", "kernel: cube\ndoc: d\ninputs: [x]\n"
+               "outputs: [out]\ndtypes: [float32]\nexpression: x * x * x\n")
+    monkeypatch.chdir(tmp_path)
+    real = Path.iterdir
+
+    def iterdir(self):
+        if self.name == "mine":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    result = cli("list")
+    assert result.exit_code == 2
+    assert result.output.strip() == ("error: kernel_specs/mine: cannot read this folder: "
+                                     "Permission denied")

@@ -107,8 +107,17 @@ def _origin(root: Path) -> str:
     return BUNDLED if same else PROJECT
 
 
+def _entries(folder: Path) -> list[Path]:
+    """The visible entries of ``folder``, sorted; an unreadable folder is a clear error."""
+    try:
+        return sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    except OSError as err:
+        raise UsageError(f"{display_path(folder)}: cannot read this folder: "
+                         f"{err.strerror or err}") from None
+
+
 def _load_folder(root: Path, origin: str) -> dict[str, Category]:
-    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = [p for p in _entries(root) if p.is_dir()]
     categories = {folder.name: _load_category(folder, origin) for folder in folders}
     seen: dict[str, Kernel] = {}
     for kernel in (k for c in categories.values() for k in c.kernels):
@@ -149,7 +158,7 @@ def _load_category(folder: Path, origin: str = PROJECT) -> Category:
         text, defaults = schema.load_category(category_doc)
     kernels = tuple(
         schema.validate(yamlpos.load(path), folder.name, defaults, category_doc)
-        for path in sorted(folder.glob("*.yaml"))
-        if path.name != CATEGORY_FILE
+        for path in _entries(folder)
+        if path.suffix == ".yaml" and path.name != CATEGORY_FILE
     )
     return Category(folder.name, text, kernels, origin)
