@@ -22,6 +22,7 @@ from fpgakern.orchestrate import cache, manifest
 from fpgakern.orchestrate.executors import Executor
 from fpgakern.orchestrate.step import Step, StepOutcome, VariantId, steps
 from fpgakern.orchestrate.worker import StepJob
+from fpgakern.spec import yamlpos
 
 # Task states. A task ends cached, passed, failed, skipped (the step does not apply) or
 # blocked (a task it comes after did not pass).
@@ -100,11 +101,13 @@ def select_steps(until: str | None) -> list[Step]:
 
 def spec_texts(plan: Plan) -> dict[str, str]:
     """The spec files a variant is built from, keyed by their path below kernel_specs/."""
+    # Read as loading read them (regular files of bounded size): a spec swapped for a
+    # FIFO or a huge file after validation is an error, not a hang.
     source = plan.kernel.source
-    texts = {f"{plan.kernel.category}/{source.name}": source.read_text()}
+    texts = {f"{plan.kernel.category}/{source.name}": yamlpos.read_text(source)}
     category = source.parent / "_category.yaml"
     if category.exists():
-        texts[f"{plan.kernel.category}/{category.name}"] = category.read_text()
+        texts[f"{plan.kernel.category}/{category.name}"] = yamlpos.read_text(category)
     return texts
 
 
