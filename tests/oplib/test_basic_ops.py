@@ -177,11 +177,9 @@ def test_missing_verilator_is_a_one_line_tool_error(monkeypatch, tmp_path):
     monkeypatch.setattr("shutil.which", lambda name: None)
     monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path))
     tools.verilator_bin_dir.cache_clear()
-    opsim._verilator_version.cache_clear()
     try:
         with pytest.raises(ToolError) as err:
             opsim.simulate_operator("fk_int32_add", [np.zeros(4, U32), np.zeros(4, U32)], 1)
         assert "\n" not in str(err.value) and "verilator not found" in str(err.value)
     finally:
         tools.verilator_bin_dir.cache_clear()
-        opsim._verilator_version.cache_clear()
