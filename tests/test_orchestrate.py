@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -313,3 +314,33 @@ def test_missing_verilator_skips_lint_and_sim_with_the_reason(specs, monkeypatch
     assert tasks["lint"]["status"] == tasks["sim"]["status"] == "skipped"
     assert "verilator not found" in tasks["sim"]["detail"]
     assert tasks["rtl"]["status"] == tasks["xo"]["status"] == "passed"
+
+
+def test_a_narrower_build_keeps_the_earlier_verdicts_that_still_hold(tmp_path):
+    """--until csim, then --until host: the manifest keeps csim's verdict (which the
+    runtime needs) while it is current, and drops it once the spec changes."""
+    project = tmp_path / "project"
+    target = project / "kernel_specs" / "unary_ops"
+    target.mkdir(parents=True)
+    source = paths.SOURCE_ROOT / "kernel_specs" / "unary_ops"
+    shutil.copy(source / "neg.yaml", target)
+    shutil.copy(source / "_category.yaml", target)
+    build(project, "--rungs", "2", "--dtype", "float32", until="csim")
+    build(project, "--rungs", "2", "--dtype", "float32", until="host")
+    variant = project / "build" / "unary_ops" / "neg" / "opt2" / "float32"
+    manifest = json.loads((variant / "manifest.json").read_text())
+    assert list(manifest["steps"]) == ["hls", "csim", "host"]
+    assert manifest["csim"]["passed"] is True
+    assert any(a["step"] == "csim" for a in manifest["artifacts"])
+
+    from fpgakern.runtime import open as open_device
+
+    x = np.linspace(-2, 2, 9, dtype=np.float32)
+    device = open_device(project / "build", "sw_emu", specs=project / "kernel_specs")
+    np.testing.assert_array_equal(device.kernel("unary_ops/neg")(x), -x)
+
+    spec = target / "neg.yaml"
+    spec.write_text(spec.read_text().replace("doc: ", "doc: Changed. ", 1))
+    build(project, "--rungs", "2", "--dtype", "float32", until="host")
+    manifest = json.loads((variant / "manifest.json").read_text())
+    assert list(manifest["steps"]) == ["hls", "host"] and manifest["csim"] is None

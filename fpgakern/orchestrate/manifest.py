@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from fpgakern import __version__
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate import cache
+from fpgakern.orchestrate.step import steps as step_order
 from fpgakern.util.files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -18,24 +19,31 @@ MANIFEST = "manifest.json"
 SCHEMA = 2
 
 
-def write(plan: Plan, folder: Path, tasks: list[Task]) -> Path:
-    """Write the manifest of one variant from its tasks' records (written after them)."""
-    artifacts: list[dict[str, Any]] = []
-    steps: dict[str, dict[str, Any]] = {}
+def write(plan: Plan, folder: Path, tasks: list[Task],
+          earlier: dict[str, cache.Record] | None = None) -> Path:
+    """Write the manifest of one variant from its tasks' records (written after them) and
+    the still-current ``earlier`` records of steps this build did not select."""
+    entries: dict[str, tuple[dict[str, Any], cache.Record | None]] = {}
     for task in tasks:
         record = cache.load_record(folder, task.step.name) if task.outcome else None
         # What the artifacts are, not how this run got them: a cached task and a rerun
         # one give the same manifest, so a resumed build matches a clean one byte for byte.
-        entry: dict[str, Any]
         if task.outcome is not None:
-            entry = {"passed": task.outcome.passed, "detail": task.outcome.detail}
+            entries[task.step.name] = ({"passed": task.outcome.passed,
+                                        "detail": task.outcome.detail}, record)
         else:
-            entry = {task.status: task.reason}
-        steps[task.step.name] = entry
+            entries[task.step.name] = ({task.status: task.reason}, None)
+    for name, record in (earlier or {}).items():
+        entries.setdefault(name, ({"passed": record.passed, "detail": record.detail}, record))
+    artifacts: list[dict[str, Any]] = []
+    steps: dict[str, dict[str, Any]] = {}
+    for name in (n for n in step_order() if n in entries):  # one order, however built
+        entry, record = entries[name]
+        steps[name] = entry
         if record is not None and record.passed:
             # Logs are kept beside the artifacts but are not artifacts: they carry times.
-            artifacts += [{"path": name, "sha256": digest, "step": task.step.name}
-                          for name, digest in record.files.items() if not name.endswith(".log")]
+            artifacts += [{"path": path, "sha256": digest, "step": name}
+                          for path, digest in record.files.items() if not path.endswith(".log")]
     data = {
         "schema": SCHEMA,
         "fpgakern": __version__,

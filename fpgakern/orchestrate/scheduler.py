@@ -269,4 +269,26 @@ class Scheduler(TaskGraph):
     def _variant_done(self, task: Task) -> None:
         chain = self.by_variant[task.variant]
         if all(t.status in FINAL for t in chain.values()):
-            manifest.write(task.plan, task.folder, list(chain.values()))
+            manifest.write(task.plan, task.folder, list(chain.values()),
+                           self._earlier_results(task.plan, chain))
+
+    def _earlier_results(self, plan: Plan, chain: dict[str, Task]) -> dict[str, cache.Record]:
+        """The records of the steps this build did not select (``--until``) that are still
+        current: a build up to csim after a full one keeps the sim verdict in the manifest,
+        and a build up to host keeps the csim verdict the runtime asks for."""
+        others = [s for s in steps().values() if s.name not in chain]
+        if not others:
+            return {}
+        whole = TaskGraph(self.root, [plan], list(steps().values()))
+        folder = variant_dir(self.root, plan)
+        found = {}
+        for other in whole.tasks:
+            if other.step.name in chain or not other.key:
+                continue
+            record = cache.load_record(folder, other.step.name)
+            if record is None or record.key != other.key:
+                continue  # never ran, or ran on inputs that have changed since
+            if record.passed and not cache.is_fresh(folder, other.step.name, other.key):
+                continue  # its outputs were altered or removed since
+            found[other.step.name] = record
+        return found
