@@ -144,6 +144,11 @@ def test_init_build_list_and_clash(tmp_path, monkeypatch):
     np.testing.assert_array_equal(device.kernel("my_ops/saxpy")(x, x, alpha=3), 4 * x)
     f = np.linspace(-1, 1, 7, dtype=np.float32)
     np.testing.assert_array_equal(device.kernel("binary_ops/add")(f, f), f + f)
+    # From elsewhere, the build tree's own project decides which kernels it holds.
+    monkeypatch.chdir(tmp_path)
+    away = rt.open(project / "build", target="sw_emu", opt=2)
+    np.testing.assert_array_equal(away.kernel("my_ops/saxpy")(x, x, alpha=3), 4 * x)
+    monkeypatch.chdir(project)
 
     listed = cli("list")
     assert "my_ops (your project)" in listed.output

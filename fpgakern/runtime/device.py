@@ -160,10 +160,13 @@ def open(path: str | Path | None = None, target: str | None = None, *,  # noqa: 
     ``$XCL_EMULATION_MODE``, else sw_emu). ``opt`` picks one rung of a build tree."""
     # Every path is made absolute now: models are built later, on a kernel's first call,
     # by compilers running in staging folders, and the caller may have changed directory.
-    # Without ``specs``: the project's kernels beside the bundled library, as the CLI.
-    library = Library(Path(specs).resolve()) if specs is not None else Library.for_project()
-    where = Path(path) if path is not None else paths.build_dir(library.root.parent)
-    where = where.resolve()
+    # Without ``specs``: the kernels of the project the build tree belongs to (the nearest
+    # folder above it holding kernel_specs/, else the current one) beside the bundled
+    # library, as the CLI reads them, wherever the caller stands.
+    given = Path(path).resolve() if path is not None else None
+    library = Library(Path(specs).resolve()) if specs is not None else \
+        Library.for_project(given)
+    where = given or paths.build_dir(library.root.parent).resolve()
     if where.is_file():
         prog = program.from_xclbin(where, library, paths.build_dir(library.root.parent))
     elif where.is_dir():
