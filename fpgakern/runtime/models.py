@@ -182,11 +182,25 @@ def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
 # --------------------------------------------------------------------------- hw_emu
 
 
-def hw_model(plan: Plan) -> ModelLibrary:
-    """The hw_emu library of ``plan``: its generated RTL verilated with the harness."""
+def _build_rtl(variant_dir: Path | None) -> list[Path] | None:
+    """The RTL a build's rtl step wrote into ``variant_dir`` (compile order), if any."""
+    if variant_dir is None:
+        return None
+    filelist = variant_dir.resolve() / "rtl" / "filelist.f"
+    if not filelist.is_file():
+        return None
+    files = [filelist.parent / name for name in filelist.read_text().split()]
+    return files if all(f.is_file() for f in files) else None
+
+
+def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
+    """The hw_emu library of ``plan``: its RTL verilated with the harness. The RTL is the
+    one a build wrote into ``variant_dir``/rtl (what the build simulated and packaged)
+    when there is one, else freshly generated."""
     with tempfile.TemporaryDirectory(prefix="fkemu-hw-") as tmp:
+        built = _build_rtl(variant_dir)
         try:
-            rtl = generate_rtl(plan, Path(tmp) / "rtl")
+            files = built or generate_rtl(plan, Path(tmp) / "rtl").files
         except (ToolError, UsageError) as err:
             raise ToolError(f"no RTL for {plan.kernel.qualname} opt{plan.rung.index} "
                             f"{plan.dtype.name}: {err}") from None
@@ -199,13 +213,13 @@ def hw_model(plan: Plan) -> ModelLibrary:
         key = sha256_text("hw_emu", verilator_version,
                           tools.tool_version([compiler, "--version"]) or compiler,
                           *VERILATOR_FLAGS, *MAKE_VARIABLES, *HW_CXXFLAGS, source,
-                          *(p.name + p.read_text() for p in [*rtl.files, *support]))
+                          *(p.name + p.read_text() for p in [*files, *support]))
 
         def build(staging: Path) -> Path:
             env = tools.env_with_verilator()
             obj = staging / "obj"
             verilate.verilate(staging, [*VERILATOR_FLAGS, "-Wno-fatal", "--top-module",
-                                        plan.top, *(str(f) for f in rtl.files)],
+                                        plan.top, *(str(f) for f in files)],
                               prefix=f"V{plan.top}", make_variables=MAKE_VARIABLES,
                               what=f"verilator (hw_emu model of {plan.top})")
             (staging / "model.cpp").write_text(source)
@@ -230,8 +244,10 @@ def hw_model(plan: Plan) -> ModelLibrary:
 
 
 def model(plan: Plan, target: str, hls_dir: Path | None = None) -> ModelLibrary:
+    """The ``target`` model of ``plan``, from a build's variant folder ``hls_dir`` (its
+    HLS C++ for sw_emu, its rtl/ for hw_emu) when given, else from fresh sources."""
     if target == "sw_emu":
         return sw_model(plan, hls_dir)
     if target == "hw_emu":
-        return hw_model(plan)
+        return hw_model(plan, hls_dir)
     raise UsageError(f"no emulation model for target {target!r} (targets: {', '.join(TARGETS)})")

@@ -172,3 +172,26 @@ def test_relative_cache_dir_and_xclbin(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "elsewhere")
     assert dev.xclbin == tmp_path / "lib.xclbin"
     np.testing.assert_array_equal(dev.kernel("unary_ops/relu")(x), np.maximum(x, 0))
+
+
+def test_hw_emu_runs_the_rtl_the_build_wrote(tmp_path, monkeypatch):
+    """Opened from a build tree, hw_emu verilates the build's rtl/ (what the build linted,
+    simulated and packaged), never a fresh generation."""
+    from click.testing import CliRunner
+
+    import fpgakern.runtime.models as models
+    from fpgakern.cli import main
+
+    for until in ("csim", "lint"):  # lint brings the rtl step; csim's verdict is kept
+        done = CliRunner().invoke(main, ["build", "unary_ops/neg", "--opt", "2", "--dtype",
+                                         "float32", "--until", until, "--out",
+                                         str(tmp_path / "build")])
+        assert done.exit_code == 0, done.output
+
+    def no_generation(*args, **kwargs):
+        raise AssertionError("hw_emu generated RTL instead of using the build's")
+
+    monkeypatch.setattr(models, "generate_rtl", no_generation)
+    device = rt.open(tmp_path / "build", "hw_emu", opt=2)
+    x = np.linspace(-3, 3, 41, dtype=np.float32)
+    np.testing.assert_array_equal(device.kernel("unary_ops/neg")(x), -x)
