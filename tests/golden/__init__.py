@@ -1,0 +1,1 @@
+"""Golden files of generated code; see regenerate.py."""

@@ -1,0 +1,13 @@
+fk_axi_read.sv
+fk_axi_write.sv
+fk_axil_ctrl.sv
+fk_block_ctrl.sv
+fk_delay.sv
+fk_fifo.sv
+fk_ram.sv
+fk_valid_delay.sv
+fk_fp32_fma.sv
+fk_fp32_round.sv
+fk_lzc.sv
+add_f32_datapath.sv
+add_f32.sv

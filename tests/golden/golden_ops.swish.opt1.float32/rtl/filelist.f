@@ -1,0 +1,17 @@
+fk_axi_read.sv
+fk_axi_write.sv
+fk_axil_ctrl.sv
+fk_block_ctrl.sv
+fk_delay.sv
+fk_fifo.sv
+fk_ram.sv
+fk_valid_delay.sv
+fk_fp32_exp_core.sv
+fk_fp32_exp_table.sv
+fk_fp32_mul.sv
+fk_fp32_round.sv
+fk_fp32_sigmoid.sv
+fk_lzc.sv
+fk_udiv_pipe.sv
+swish_f32_datapath.sv
+swish_f32.sv
