@@ -17,7 +17,6 @@ import argparse
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +27,8 @@ from fpgakern.backends.rtl import sources
 from fpgakern.errors import ToolError
 from fpgakern.ir.ops import OPS
 from fpgakern.paths import cache_dir
-from fpgakern.verify import opsim, tools
+from fpgakern.tools import yosys
+from fpgakern.verify import opsim
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "operators.md"
@@ -127,11 +127,9 @@ def _run_yosys(modules: list[str], work: Path) -> tuple[dict[str, dict[str, int]
     """Cell counts of the modules synthesized before Yosys stopped, and its last words.
 
     YoWASP's sandbox maps /tmp elsewhere, so the work folder lives under the cache and
-    files are named relative to it. `-q` also matters: YoWASP 0.70 stops silently inside
-    ABC when its full log goes to a pipe."""
+    files are named relative to it (``yosys.run_script`` runs inside it)."""
     (work / "run.ys").write_text(_script(modules))
-    done = subprocess.run([*tools.yosys_command(), "-q", "-s", "run.ys"], cwd=work,
-                          capture_output=True, text=True, check=False)
+    done = yosys.run_script(work, "run.ys")
     cells: dict[str, dict[str, int]] = {}
     for module in modules:
         path = work / f"{module}.json"
@@ -203,11 +201,10 @@ def main() -> int:
     parser.add_argument("modules", nargs="*", help="only these modules (default: all)")
     args = parser.parse_args()
     try:
-        command = tools.yosys_command()
+        version = yosys.version() or "yosys"
     except ToolError as err:
         print(err, file=sys.stderr)
         return 1
-    version = tools.tool_version([*command, "-V"]) or "yosys"
     modules = args.modules or discover()
     started = time.monotonic()
     rows = synthesize(modules)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from fpgakern.verify import tools
+from fpgakern.tools import gxx
 from fpgakern.verify.csim import CXXFLAGS, csim_include_dir
 
 TEST = r"""
@@ -61,7 +61,7 @@ def test_csim_headers(tmp_path):
     source.write_text(TEST)
     binary = tmp_path / "headers_test"
     flags = [f for f in CXXFLAGS if f != "-O2"] + ["-O0"]
-    subprocess.run([tools.cxx(), *flags, "-I", str(csim_include_dir()), str(source), "-o",
+    subprocess.run([gxx.compiler(), *flags, "-I", str(csim_include_dir()), str(source), "-o",
                     str(binary)], check=True)
     done = subprocess.run([binary], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

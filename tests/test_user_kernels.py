@@ -39,7 +39,8 @@ from fpgakern.orchestrate.steps.sim import Sim
 from fpgakern.orchestrate.worker import StepJob, run_job
 from fpgakern.runtime.check import run_case
 from fpgakern.spec.library import Library
-from fpgakern.verify import csim, stimulus, tools
+from fpgakern.tools import verilator
+from fpgakern.verify import csim, stimulus
 from fpgakern.verify.rtlsim.models import build_key, code_text, source_texts
 
 USER_PROJECT = Path(__file__).parent / "data" / "user_project"
@@ -57,8 +58,8 @@ STEPS_BUT_SIM = ("hls", "csim", "host", "rtl", "lint", "xo")
 SIM_VARIANTS = [("my_ops/dot", 4, "float32"), ("my_ops/blend", 2, "int32")]
 HW_EMU_VARIANTS = [("my_ops/dot", 2, "int32"), ("my_ops/scale_shift", 4, "float32")]
 
-needs_verilator = pytest.mark.skipif(tools.missing_verilator() is not None,
-                                     reason=str(tools.missing_verilator()))
+needs_verilator = pytest.mark.skipif(verilator.missing() is not None,
+                                     reason=str(verilator.missing()))
 
 
 def _ids(variants: list[tuple]) -> list[str]:

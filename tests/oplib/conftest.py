@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fpgakern.errors import ToolError
-from fpgakern.verify import tools
+from fpgakern.tools import verilator
 from fpgakern.verify.opsim import check_against_reference
 
 # Ops whose RTL creates NaNs (rather than passing an operand's bits through): they must
@@ -36,7 +36,7 @@ def _check_op_fixture() -> object:
 @pytest.fixture(scope="session", autouse=True)
 def _verilator_available() -> None:
     try:
-        tools.verilator()
+        verilator.bin_dir()
     except ToolError as err:
         pytest.skip(str(err))
 

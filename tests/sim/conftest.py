@@ -16,10 +16,10 @@ pytest.importorskip("cocotbext.axi")
 @pytest.fixture(scope="session", autouse=True)
 def _need_verilator() -> None:
     from fpgakern.errors import ToolError
-    from fpgakern.verify import tools
+    from fpgakern.tools import verilator
 
     try:
-        tools.verilator()
+        verilator.bin_dir()
     except ToolError as error:
         pytest.skip(str(error))
 

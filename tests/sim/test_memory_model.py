@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from fpgakern.verify import tools
+from fpgakern.tools import gxx, verilator
 from fpgakern.verify.rtlsim.wrapper import sim_dir
 
 
@@ -21,9 +21,9 @@ from fpgakern.verify.rtlsim.wrapper import sim_dir
 def lib(tmp_path_factory):
     out = tmp_path_factory.mktemp("fkmem") / "libfkmem.so"
     fkmem = sim_dir() / "fkmem"
-    include = tools.verilator_bin_dir().parent / "include"
+    include = verilator.include_dir()
     subprocess.run(
-        [tools.cxx(), "-O1", "-shared", "-fPIC", "-std=c++17", f"-I{fkmem}",
+        [gxx.compiler(), "-O1", "-shared", "-fPIC", "-std=c++17", f"-I{fkmem}",
          f"-I{include}", f"-I{include / 'vltstd'}", str(fkmem / "fk_axi_mem.cpp"),
          str(fkmem / "fk_axi_mem_dpi.cpp"), "-o", str(out)],
         check=True, capture_output=True,

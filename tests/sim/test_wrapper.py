@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 
 from fpgakern.backends.rtl.generate import generate
 from fpgakern.ladder import plan
-from fpgakern.verify import tools
+from fpgakern.tools import verilator
 from fpgakern.verify.rtlsim import models
 from fpgakern.verify.rtlsim.wrapper import MEM_SIGNALS, WRAPPER, kernel_ports, render, sim_dir
 
@@ -55,11 +54,9 @@ def test_wrapper_and_memory_model_lint_clean(add4, tmp_path):
     wrapper = tmp_path / f"{WRAPPER}.sv"
     wrapper.write_text(render(rtl.top, rtl.files[-1], {b: p.port_bits for b in p.bundles},
                               p.compute_units, "fast"))
-    done = subprocess.run(
-        [str(tools.verilator()), "--lint-only", "-Wall", "--top-module", WRAPPER,
-         *map(str, rtl.files), str(sim_dir() / "hdl" / "fk_axi_mem.sv"), str(wrapper)],
-        capture_output=True, text=True, env=tools.env_with_verilator(), check=False)
-    ours = [line for line in done.stderr.splitlines()
+    result = verilator.lint([*rtl.files, sim_dir() / "hdl" / "fk_axi_mem.sv", wrapper],
+                            top=WRAPPER)
+    ours = [line for line in result.output.splitlines()
             if line.startswith("%") and ("fk_axi_mem.sv" in line or WRAPPER in line)]
     assert not ours, "\n".join(ours)
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import tempfile
 from pathlib import Path
 
 from fpgakern.backends.rtl.generate import generate
 from fpgakern.errors import ToolError
 from fpgakern.ladder import Plan
-from fpgakern.verify import tools
+from fpgakern.tools import yosys
 
 _KINDS: dict[str, tuple[str, float]] = {}  # cell type -> (resource, weight)
 for cell in ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "LUT6_2"):
@@ -63,19 +62,14 @@ def estimate(plan: Plan, timeout: float = 1800) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="fk-yosys-") as folder:
         work = Path(folder)
         rtl = generate(plan, work / "rtl")
-        # YoWASP's WebAssembly Yosys sees only its working folder: gather the sources there.
+        # Yosys runs in ``work`` and sees only it (see run_script): gather the sources there.
         names = []
         for path in rtl.files:
             (work / path.name).write_bytes(path.read_bytes())
             names.append(path.name)
         json_out = work / "stat.json"
         (work / "synth.ys").write_text(script(names, rtl.top, json_out.name))
-        command = [*tools.yosys_command(), "-q", "-s", "synth.ys"]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                  check=False, cwd=work)
-        except subprocess.TimeoutExpired as err:
-            raise ToolError(f"yosys timed out after {timeout:.0f} s on {plan.top}") from err
+        done = yosys.run_script(work, "synth.ys", timeout=timeout, what=plan.top)
         if done.returncode != 0 or not json_out.exists():
             lines = (done.stderr or done.stdout).strip().splitlines()
             errors = [line for line in lines if re.search(r"error", line, re.IGNORECASE)]

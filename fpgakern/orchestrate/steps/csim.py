@@ -7,7 +7,8 @@ import json
 from fpgakern.backends.hls.generator import sources_in
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
-from fpgakern.verify import csim, stimulus, tools
+from fpgakern.tools import gxx
+from fpgakern.verify import csim, stimulus
 
 CASE_SIZE = 1000
 
@@ -21,8 +22,7 @@ class Csim(Step):
 
     def fingerprint(self, plan: Plan) -> list[str]:
         # The flags and sizes are in the hashed code too; the compiler is not.
-        compiler = tools.tool_version([tools.cxx(), "--version"]) or "g++"
-        return [compiler, *csim.CXXFLAGS, str(CASE_SIZE)]
+        return [gxx.identity(), *csim.CXXFLAGS, str(CASE_SIZE)]
 
     def run(self, ctx: StepContext) -> StepOutcome:
         plan = ctx.plan

@@ -10,7 +10,7 @@ from fpgakern.interface import interface
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.orchestrate.steps.rtl import rtl_files
-from fpgakern.verify import tools
+from fpgakern.tools import verilator
 
 
 class Lint(Step):
@@ -18,10 +18,10 @@ class Lint(Step):
     after = ("rtl",)
 
     def applies(self, plan: Plan) -> str | None:
-        return tools.missing_verilator()
+        return verilator.missing()
 
     def fingerprint(self, plan: Plan) -> list[str]:
-        return [tools.verilator_version()]
+        return [verilator.version()]
 
     def run(self, ctx: StepContext) -> StepOutcome:
         data = ctx.upstream["rtl"].data

@@ -15,7 +15,7 @@ from pathlib import Path
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.orchestrate.steps.rtl import rtl_files
-from fpgakern.verify import tools
+from fpgakern.tools import gxx, verilator
 
 SIZE = 16384
 
@@ -25,14 +25,13 @@ class Sim(Step):
     after = ("rtl",)
 
     def applies(self, plan: Plan) -> str | None:
-        return tools.missing_verilator()
+        return verilator.missing()
 
     def fingerprint(self, plan: Plan) -> list[str]:
         # Its code, sim/ (testbenches, memory model) and the RTL library are in the key
         # already (Step.key_inputs); the simulator's and the C++ compiler's versions
         # (Verilator compiles the model with it) are not.
-        return [tools.verilator_version(), tools.tool_version([tools.cxx(), "--version"])
-                or tools.cxx(), str(SIZE)]
+        return [verilator.version(), gxx.identity(), str(SIZE)]
 
     def run(self, ctx: StepContext) -> StepOutcome:
         from fpgakern.verify import rtlsim  # cocotb and the simulator: only when it runs

@@ -13,7 +13,6 @@ writes ``fpgakern_emu.cfg`` beside it (the role of Vitis' emconfig.json);
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -21,8 +20,9 @@ from fpgakern import paths
 from fpgakern.errors import ToolError, UsageError, display_path
 from fpgakern.runtime import models, program
 from fpgakern.spec.library import Library
+from fpgakern.tools import gxx
+from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text, write_text_atomic
-from fpgakern.verify import tools
 
 EMU_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = EMU_DIR / "include"
@@ -64,23 +64,20 @@ def _compile(command: list[str], what: str) -> None:
 
 def library_object() -> Path:
     """The emulation library compiled once (per content hash) into an object file."""
-    compiler = tools.cxx()
+    compiler = gxx.compiler()
     texts = [p.name + p.read_text() for p in (*SOURCES, *sorted(INCLUDE_DIR.rglob("*.h")))]
-    key = sha256_text(tools.tool_version([compiler, "--version"]) or compiler,
-                      *compile_flags(), *texts)
-    target = paths.cache_dir() / "emu" / "xrt" / f"xrt_emu-{key[:24]}.o"
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = target.with_suffix(f".{os.getpid()}.tmp")
+    key = sha256_text(gxx.identity(), *compile_flags(), *texts)
+
+    def build(staging: Path) -> None:
         _compile([compiler, *compile_flags(), "-c", *(str(s) for s in SOURCES),
-                  "-o", str(staging)], "the XRT emulation library")
-        os.replace(staging, target)
-    return target
+                  "-o", str(staging / "xrt_emu.o")], "the XRT emulation library")
+
+    return cached_build("emu/xrt", "xrt_emu", key[:24], "xrt_emu.o", build) / "xrt_emu.o"
 
 
 def compile_host(main: Path, out: Path, include_dirs: tuple[Path, ...] = ()) -> Path:
     """Compile a host program (warnings are errors) and link the emulation library."""
-    _compile([tools.cxx(), *compile_flags((main.parent, *include_dirs)), str(main),
+    _compile([gxx.compiler(), *compile_flags((main.parent, *include_dirs)), str(main),
               str(library_object()), *LIBS, "-o", str(out)], main.name)
     return out
 

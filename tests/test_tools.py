@@ -1,5 +1,5 @@
-"""The Verilator build driver: Verilator's runtime is compiled once per distinct compile
-command and reused, models are built once per key, and a failure is a clear ToolError."""
+"""The tools floor: Verilator's runtime is compiled once per distinct compile command and
+reused, products are built once per key, and a failure is a clear ToolError."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from fpgakern.errors import ToolError
-from fpgakern.verify import opsim, tools, verilate
+from fpgakern.tools import verilator
+from fpgakern.tools.cache import cached_build
+from fpgakern.tools.verilator_build import runtime_plan, verilate
+from fpgakern.verify import opsim
 
 COUNTER = """module counter (input logic clk, output logic [7:0] count);
   initial count = 8'd0;
@@ -29,7 +32,7 @@ int main() {
 }
 """
 
-pytestmark = pytest.mark.skipif(tools.missing_verilator() is not None,
+needs_verilator = pytest.mark.skipif(verilator.missing() is not None,
                                 reason="Verilator is not installed")
 
 
@@ -42,9 +45,9 @@ def _sources(work: Path) -> list[str]:
 
 def _build(work: Path, steps: int) -> str:
     # opsim's flags: the runtime these need is the one the operator tests use anyway.
-    return verilate.verilate(work, ["--exe", *opsim.VERILATOR_FLAGS, *_sources(work)],
-                             prefix="Vcounter",
-                             files={"main_config.h": f"#define STEPS {steps}\n"})
+    return verilate(work, ["--exe", *opsim.VERILATOR_FLAGS, *_sources(work)],
+                    prefix="Vcounter",
+                    files={"main_config.h": f"#define STEPS {steps}\n"})
 
 
 def _runtime_compiles(log: str) -> int:
@@ -52,6 +55,7 @@ def _runtime_compiles(log: str) -> int:
                if line.rstrip().endswith("verilated.cpp") and " -c " in line)
 
 
+@needs_verilator
 def test_runtime_objects_are_compiled_once_and_reused(tmp_path):
     first, second = tmp_path / "a", tmp_path / "b"
     first.mkdir()
@@ -67,12 +71,13 @@ def test_runtime_objects_are_compiled_once_and_reused(tmp_path):
 
 def _runtime_key(work: Path, cflags: str) -> tuple[list[str], str]:
     work.mkdir()
-    subprocess.run([str(tools.verilator()), "--cc", "--exe", "--prefix", "Vcounter", "-Mdir",
-                    str(work / "obj"), "-CFLAGS", cflags, *_sources(work)],
-                   check=True, capture_output=True, env=tools.env_with_verilator())
-    return verilate.runtime_plan(work / "obj", "Vcounter")
+    subprocess.run(verilator.command("--cc", "--exe", "--prefix", "Vcounter", "-Mdir",
+                                     str(work / "obj"), "-CFLAGS", cflags, *_sources(work)),
+                   check=True, capture_output=True, env=verilator.environment())
+    return runtime_plan(work / "obj", "Vcounter")
 
 
+@needs_verilator
 def test_the_runtime_key_covers_its_compile_command(tmp_path):
     names, key = _runtime_key(tmp_path / "a", "-O0")
     assert "verilated.o" in names
@@ -92,23 +97,24 @@ def test_cached_build_builds_once_and_keeps_only_the_product(tmp_path, monkeypat
         (work / "obj").mkdir()
         (work / "obj" / "big.o").write_text("x")
 
-    folder = verilate.cached_build("kind", "name", "k1", "sim", build)
-    again = verilate.cached_build("kind", "name", "k1", "sim", build)
+    folder = cached_build("kind", "name", "k1", "sim", build)
+    again = cached_build("kind", "name", "k1", "sim", build)
     assert folder == again and len(calls) == 1
     assert sorted(p.name for p in folder.iterdir()) == ["sim"]
 
 
+@needs_verilator
 def test_failed_build_is_a_tool_error_and_leaves_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path / "cache"))
     work = tmp_path / "w"
     work.mkdir()
     (work / "bad.sv").write_text("module bad(; endmodule\n")
     with pytest.raises(ToolError, match="verilator build failed"):
-        verilate.verilate(work, ["--top-module", "bad", str(work / "bad.sv")], prefix="Vbad")
+        verilate(work, ["--top-module", "bad", str(work / "bad.sv")], prefix="Vbad")
 
     def build(staging: Path) -> None:
         raise ToolError("no")
 
     with pytest.raises(ToolError):
-        verilate.cached_build("kind", "name", "k2", "sim", build)
+        cached_build("kind", "name", "k2", "sim", build)
     assert not [p for p in (tmp_path / "cache" / "kind").iterdir() if not p.name.endswith(".lock")]

@@ -1,0 +1,71 @@
+"""The one content-addressed "build once" routine for everything compiled into the cache.
+
+Verilator models, csim testbenches, emulation libraries and Verilator's runtime objects
+are each built in a private staging folder under ``cache_dir()/<kind>/`` and renamed
+into place, so no reader ever sees half a product. A lock per key makes concurrent
+builders (pytest-xdist workers, two shells, parallel ``fpgakern run``) wait for the first
+one instead of compiling the same thing twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from fpgakern.errors import ToolError
+from fpgakern.paths import cache_dir
+
+
+def key_of(*parts: str | bytes) -> str:
+    """A short content hash of ``parts`` (each separated, so ("ab", "c") != ("a", "bc"))."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:20]
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def cached_build(kind: str, name: str, key: str, product: str,
+                 build: Callable[[Path], None], *, keep: Sequence[str] = ()) -> Path:
+    """The folder ``cache_dir()/kind/name-key`` holding ``product``, built when missing.
+
+    ``build(staging)`` writes ``staging/product`` (and may leave anything else there; only
+    ``product`` and the names in ``keep`` are kept). The folder appears whole or not at all.
+    The path is absolute: builders run compilers inside their staging folder, where a
+    relative ``$FPGAKERN_CACHE_DIR`` would name another place.
+    """
+    root = cache_dir().resolve() / kind
+    final = root / f"{name}-{key}"
+    if (final / product).exists():
+        return final
+    with _locked(root / f".{name}-{key}.lock"):
+        if (final / product).exists():  # another process built it while we waited
+            return final
+        staging = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
+        try:
+            build(staging)
+            if not (staging / product).exists():
+                raise ToolError(f"build of {name} left no {product}")
+            for child in list(staging.iterdir()):
+                if child.name not in (product, *keep):
+                    shutil.rmtree(child) if child.is_dir() else child.unlink()
+            if final.exists():  # an incomplete leftover of a killed build
+                shutil.rmtree(final)
+            os.rename(staging, final)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return final
