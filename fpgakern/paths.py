@@ -85,6 +85,37 @@ def build_dir(root: Path | None = None) -> Path:
     return root / BUILD
 
 
+# The build tree keeps each variant (kernel x rung x dtype) in its own folder,
+# <category>/<kernel>/opt<N>/<dtype>: these three functions are the layout's one spelling.
+RUNG_PREFIX = "opt"
+
+
+def variant_dir(root: Path, category: str, kernel: str, rung: int, dtype: str) -> Path:
+    """The folder of one variant in the build tree at ``root``:
+    ``<root>/<category>/<kernel>/opt<N>/<dtype>``."""
+    return root / category / kernel / f"{RUNG_PREFIX}{rung}" / dtype
+
+
+def variant_glob(name: str = "", *, below: bool = False) -> str:
+    """A glob, relative to a build tree's root, for the file or folder ``name`` in every
+    variant folder (the folders themselves when ``name`` is empty). ``below``: relative
+    to any folder of the tree instead (a category's, a kernel's, the root)."""
+    glob = f"{'**' if below else '*/*'}/{RUNG_PREFIX}*/*"
+    return f"{glob}/{name}" if name else glob
+
+
+def variant_of(folder: Path) -> tuple[str, str, int, str] | None:
+    """(category, kernel, rung, dtype) of a variant folder, read from its last four parts;
+    None when they do not spell one (``opt`` without a number)."""
+    if len(folder.parts) < 4:
+        return None
+    category, kernel, rung, dtype = folder.parts[-4:]
+    number = rung.removeprefix(RUNG_PREFIX)
+    if number == rung or not number.isdigit():
+        return None
+    return category, kernel, int(number), dtype
+
+
 def cache_dir() -> Path:
     """Content-addressed tool builds (Verilator models, csim binaries) shared by all runs.
 

@@ -10,12 +10,17 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 
+from fpgakern.ladder import LAST_RUNG, RUNGS
 from fpgakern.spec.library import Library
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
+
+# --opt N: a rung of the ladder, "0 naive .. 4 vectorized" in help texts.
+RUNG = click.IntRange(0, LAST_RUNG)
+RUNG_RANGE = f"{RUNGS[0].index} {RUNGS[0].name} .. {RUNGS[-1].index} {RUNGS[-1].name}"
 
 
 def load_library(specs: Path | None) -> Library:

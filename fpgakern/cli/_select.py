@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fpgakern.errors import UsageError
-from fpgakern.ladder import Plan, plan
+from fpgakern.ladder import LAST_RUNG, Plan, plan
 from fpgakern.spec.library import Library
 
 
@@ -16,8 +16,8 @@ def parse_rungs(text: str | None) -> tuple[int, ...]:
     except ValueError:
         raise UsageError(f"--rungs takes numbers like 2,4, not {text!r}") from None
     for value in values:
-        if not 0 <= value <= 4:
-            raise UsageError(f"unknown rung {value} in --rungs (rungs are 0-4)")
+        if not 0 <= value <= LAST_RUNG:
+            raise UsageError(f"unknown rung {value} in --rungs (rungs are 0-{LAST_RUNG})")
     return values
 
 

@@ -11,6 +11,8 @@ from rich.text import Text
 from fpgakern import paths
 from fpgakern.cli._build_options import execution_options
 from fpgakern.cli._common import (
+    RUNG,
+    RUNG_RANGE,
     console,
     err_console,
     json_option,
@@ -45,8 +47,8 @@ Examples:
 @click.option("--all", "all_kernels", is_flag=True, help="Build every kernel of the library.")
 @click.option("--category", "categories", multiple=True,
               help="Build every kernel of this category (repeatable).")
-@click.option("--opt", "opt", type=click.IntRange(0, 4), multiple=True,
-              help="Rung to build (0 naive .. 4 vectorized); repeatable.")
+@click.option("--opt", "opt", type=RUNG, multiple=True,
+              help=f"Rung to build ({RUNG_RANGE}); repeatable.")
 @click.option("--rungs", default=None, metavar="LIST",
               help="Rungs as a list, e.g. 2,4 (default: every rung the spec declares).")
 @click.option("--dtype", default=None, help="Build only this dtype (default: all declared).")

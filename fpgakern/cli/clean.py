@@ -42,10 +42,10 @@ def command(kernels: tuple[str, ...], all_kernels: bool, rungs: str | None, dtyp
     elif kernels:
         wanted_rungs = parse_rungs(rungs)
         for kernel in library.select(kernels):
-            base = root / kernel.category / kernel.name
             for rung in wanted_rungs or kernel.rungs:
                 for d in (dtype,) if dtype else kernel.dtypes:
-                    targets.append(base / f"opt{rung}" / d)
+                    targets.append(paths.variant_dir(root, kernel.category, kernel.name,
+                                                     rung, d))
     elif not cache:
         raise UsageError("name kernels to clean, or use --all (or --cache)")
     if cache:

@@ -9,13 +9,19 @@ import click
 import numpy as np
 
 from fpgakern import paths
-from fpgakern.cli._common import console, json_option, load_library, print_json, specs_option
+from fpgakern.cli._common import (
+    RUNG,
+    console,
+    json_option,
+    load_library,
+    print_json,
+    specs_option,
+)
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ladder import plan
 from fpgakern.orchestrate.build import run_build
 from fpgakern.orchestrate.executors import make_executor
 from fpgakern.orchestrate.manifest import MANIFEST
-from fpgakern.orchestrate.scheduler import variant_dir
 from fpgakern.runtime import device as runtime
 from fpgakern.runtime.targets import TARGETS
 from fpgakern.util.text import plural
@@ -48,7 +54,7 @@ def _parse_scalars(items: tuple[str, ...]) -> dict[str, float]:
 @click.argument("kernel")
 @click.option("--target", "-t", type=click.Choice(TARGETS), default=None,
               help="Where to run (default: $XCL_EMULATION_MODE, else sw_emu).")
-@click.option("--opt", type=click.IntRange(0, 4), default=None,
+@click.option("--opt", type=RUNG, default=None,
               help="Rung (default: the highest the kernel declares).")
 @click.option("--dtype", default=None, help="Element type (default: float32 when declared).")
 @click.option("--size", "-n", type=click.IntRange(0), default=1 << 20, show_default=True,
@@ -87,7 +93,7 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
 
     started = time.perf_counter()
     if xclbin is None:
-        folder = variant_dir(root, p)
+        folder = p.variant_dir(root)
         if not (folder / MANIFEST).is_file():
             log(f"building {k.qualname} opt{rung} {dtype} into {display_path(folder)}")
             executor = make_executor("local", 1)

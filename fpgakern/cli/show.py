@@ -9,15 +9,15 @@ from rich.syntax import Syntax
 
 from fpgakern.backends.hls.generator import context, render_kernel, templates_dir
 from fpgakern.backends.templates import render
-from fpgakern.cli._common import console, load_library, specs_option
-from fpgakern.ladder import plan
+from fpgakern.cli._common import RUNG, console, load_library, specs_option
+from fpgakern.ladder import LAST_RUNG, plan
 
 WHAT = ("kernel", "testbench", "link-config")
 
 
 @click.command("show")
 @click.argument("kernel")
-@click.option("--opt", type=click.IntRange(0, 4), default=4, show_default=True,
+@click.option("--opt", type=RUNG, default=LAST_RUNG, show_default=True,
               help="Rung to show.")
 @click.option("--dtype", default=None, help="Dtype to show (default: the kernel's first).")
 @click.option("--what", type=click.Choice(WHAT), default="kernel", show_default=True,

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fpgakern.cli._common import (
+    RUNG,
     console,
     err_console,
     json_option,
@@ -84,7 +85,7 @@ def _line(r: SimResult) -> str:
 
 @click.command("sim", epilog=EPILOG)
 @click.argument("kernels", nargs=-1)
-@click.option("--opt", "rung", type=click.IntRange(0, 4), default=None,
+@click.option("--opt", "rung", type=RUNG, default=None,
               help="Simulate this rung only (default: every rung of each kernel).")
 @click.option("--all-rungs", is_flag=True, help="Simulate every rung (the default).")
 @click.option("--dtype", default=None, help="Simulate this dtype only (default: all).")

@@ -61,18 +61,16 @@ class RtlImpl:
 
     For a reduction (``Op.kind == "reduce"``) the module is the accumulator
     ``fk_reduce_<dtype>_<op>`` (stream interface with in_valid/in_ready, lane mask and
-    in_last; parameter LANES), ``latency`` is the cycles from taking the last beat to
-    ``out_valid`` with LANES=1 (add log2(LANES) x the combine op's latency for LANES lanes),
-    and ``interleave`` is P, the number of partial results it keeps: it fixes the order of
-    combination (docs/operators.md), which the HLS C++ mirrors.
+    in_last; parameters LANES and P, see :meth:`Op.partials`), and ``latency`` is the
+    cycles from taking the last beat to ``out_valid`` with LANES=1 (add log2(LANES) x the
+    combine op's latency for LANES lanes).
+
+    Each module's measured resources are docs/operators.md's table, which
+    ``benchmarks/operator_resources.py`` synthesizes afresh.
     """
 
     module: str
     latency: int
-    luts: int | None = None  # Yosys synth_xilinx estimate, see docs/operators.md
-    ffs: int | None = None
-    dsps: int | None = None
-    interleave: int = 1  # reductions only: P partial results (see above)
 
 
 @dataclass(frozen=True)
@@ -102,6 +100,15 @@ class Op:
 
     def hls_call(self, *operands: str) -> str:
         return self.hls.format(*operands)
+
+    def partials(self, dtype_name: str) -> int:
+        """Reductions: P, the partial results the accumulator interleaves so that it takes
+        an element (or beat) every cycle although each combine takes the combine op's
+        latency: the power of two (the final combine halves them) at least that latency.
+        P fixes the order of combination (docs/operators.md), which the HLS C++ mirrors."""
+        assert self.combine is not None, f"op {self.name} is not a reduction"
+        latency = OPS[self.combine].rtl[dtype_name].latency
+        return 1 << (max(latency, 1) - 1).bit_length()
 
 
 # --------------------------------------------------------------------------- references
@@ -301,116 +308,116 @@ def _reduce_min(x: np.ndarray) -> np.ndarray:
 
 _ELEMENTWISE: tuple[Op, ...] = (
     Op("add", 2, "elementwise", BOTH, _add, "({0} + {1})", "sum", symbol="+",
-       rtl={"float32": RtlImpl("fk_fp32_add", 6, luts=500, ffs=236, dsps=0),
-            "int32": RtlImpl("fk_int32_add", 1, luts=32, ffs=32, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_add", 6),
+            "int32": RtlImpl("fk_int32_add", 1)}),
     Op("sub", 2, "elementwise", BOTH, _sub, "({0} - {1})", "difference", symbol="-",
-       rtl={"float32": RtlImpl("fk_fp32_sub", 6, luts=506, ffs=236, dsps=0),
-            "int32": RtlImpl("fk_int32_sub", 1, luts=33, ffs=32, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_sub", 6),
+            "int32": RtlImpl("fk_int32_sub", 1)}),
     Op("mul", 2, "elementwise", BOTH, _mul, "({0} * {1})", "product", symbol="*",
-       rtl={"float32": RtlImpl("fk_fp32_mul", 6, luts=581, ffs=276, dsps=2),
-            "int32": RtlImpl("fk_int32_mul", 3, luts=29, ffs=128, dsps=3)}),
+       rtl={"float32": RtlImpl("fk_fp32_mul", 6),
+            "int32": RtlImpl("fk_int32_mul", 3)}),
     Op("fma", 3, "elementwise", BOTH, _fma, "fk::fma({0}, {1}, {2})",
        "fused multiply-add x*y + z, one rounding; int32 wraps",
-       rtl={"float32": RtlImpl("fk_fp32_fma", 8, luts=1267, ffs=571, dsps=2),
-            "int32": RtlImpl("fk_int32_fma", 3, luts=61, ffs=192, dsps=3)}),
+       rtl={"float32": RtlImpl("fk_fp32_fma", 8),
+            "int32": RtlImpl("fk_int32_fma", 3)}),
     Op(
         "div", 2, "elementwise", BOTH, _div, "fk::div({0}, {1})",
         "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1", symbol="/",
-        rtl={"float32": RtlImpl("fk_fp32_div", 18, luts=1757, ffs=858, dsps=0),
-             "int32": RtlImpl("fk_int32_div", 18, luts=2244, ffs=1038, dsps=0)},
+        rtl={"float32": RtlImpl("fk_fp32_div", 18),
+             "int32": RtlImpl("fk_int32_div", 18)},
     ),
     Op("maximum", 2, "elementwise", BOTH, _maximum, "fk::maximum({0}, {1})",
        "larger operand; NaN propagates, -0 < +0",
-       rtl={"float32": RtlImpl("fk_fp32_maximum", 1, luts=105, ffs=32, dsps=0),
-            "int32": RtlImpl("fk_int32_maximum", 1, luts=54, ffs=32, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_maximum", 1),
+            "int32": RtlImpl("fk_int32_maximum", 1)}),
     Op("minimum", 2, "elementwise", BOTH, _minimum, "fk::minimum({0}, {1})",
        "smaller operand; NaN propagates, -0 < +0",
-       rtl={"float32": RtlImpl("fk_fp32_minimum", 1, luts=105, ffs=32, dsps=0),
-            "int32": RtlImpl("fk_int32_minimum", 1, luts=54, ffs=32, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_minimum", 1),
+            "int32": RtlImpl("fk_int32_minimum", 1)}),
     Op("eq", 2, "elementwise", BOTH, _compare(np.equal), "({0} == {1})", "a == b",
        symbol="==", result_dtype="bool",
-       rtl={"float32": RtlImpl("fk_fp32_eq", 1, luts=42, ffs=1, dsps=0),
-            "int32": RtlImpl("fk_int32_eq", 1, luts=21, ffs=1, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_eq", 1),
+            "int32": RtlImpl("fk_int32_eq", 1)}),
     Op("ne", 2, "elementwise", BOTH, _compare(np.not_equal), "({0} != {1})", "a != b",
        symbol="!=", result_dtype="bool",
-       rtl={"float32": RtlImpl("fk_fp32_ne", 1, luts=42, ffs=1, dsps=0),
-            "int32": RtlImpl("fk_int32_ne", 1, luts=21, ffs=1, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_ne", 1),
+            "int32": RtlImpl("fk_int32_ne", 1)}),
     Op("lt", 2, "elementwise", BOTH, _compare(np.less), "({0} < {1})", "a < b",
        symbol="<", result_dtype="bool",
-       rtl={"float32": RtlImpl("fk_fp32_lt", 1, luts=59, ffs=1, dsps=0),
-            "int32": RtlImpl("fk_int32_lt", 1, luts=22, ffs=1, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_lt", 1),
+            "int32": RtlImpl("fk_int32_lt", 1)}),
     Op("le", 2, "elementwise", BOTH, _compare(np.less_equal), "({0} <= {1})", "a <= b",
        symbol="<=", result_dtype="bool",
-       rtl={"float32": RtlImpl("fk_fp32_le", 1, luts=50, ffs=1, dsps=0),
-            "int32": RtlImpl("fk_int32_le", 1, luts=22, ffs=1, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_le", 1),
+            "int32": RtlImpl("fk_int32_le", 1)}),
     Op("gt", 2, "elementwise", BOTH, _compare(np.greater), "({0} > {1})", "a > b",
        symbol=">", result_dtype="bool",
-       rtl={"float32": RtlImpl("fk_fp32_gt", 1, luts=59, ffs=1, dsps=0),
-            "int32": RtlImpl("fk_int32_gt", 1, luts=22, ffs=1, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_gt", 1),
+            "int32": RtlImpl("fk_int32_gt", 1)}),
     Op("ge", 2, "elementwise", BOTH, _compare(np.greater_equal), "({0} >= {1})", "a >= b",
        symbol=">=", result_dtype="bool",
-       rtl={"float32": RtlImpl("fk_fp32_ge", 1, luts=50, ffs=1, dsps=0),
-            "int32": RtlImpl("fk_int32_ge", 1, luts=22, ffs=1, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_ge", 1),
+            "int32": RtlImpl("fk_int32_ge", 1)}),
     Op("bitwise_and", 2, "elementwise", INT, _bitwise(np.bitwise_and), "({0} & {1})",
        "bitwise and", symbol="&",
-       rtl={"int32": RtlImpl("fk_int32_bitwise_and", 0, luts=32, ffs=0, dsps=0)}),
+       rtl={"int32": RtlImpl("fk_int32_bitwise_and", 0)}),
     Op("bitwise_or", 2, "elementwise", INT, _bitwise(np.bitwise_or), "({0} | {1})",
        "bitwise or", symbol="|",
-       rtl={"int32": RtlImpl("fk_int32_bitwise_or", 0, luts=32, ffs=0, dsps=0)}),
+       rtl={"int32": RtlImpl("fk_int32_bitwise_or", 0)}),
     Op("bitwise_xor", 2, "elementwise", INT, _bitwise(np.bitwise_xor), "({0} ^ {1})",
        "bitwise xor", symbol="^",
-       rtl={"int32": RtlImpl("fk_int32_bitwise_xor", 0, luts=32, ffs=0, dsps=0)}),
+       rtl={"int32": RtlImpl("fk_int32_bitwise_xor", 0)}),
     Op("shl", 2, "elementwise", INT, _shl, "fk::shl({0}, {1})",
        "left shift; amounts outside 0..31 give 0", symbol="<<",
-       rtl={"int32": RtlImpl("fk_int32_shl", 1, luts=115, ffs=32, dsps=0)}),
+       rtl={"int32": RtlImpl("fk_int32_shl", 1)}),
     Op("shr", 2, "elementwise", INT, _shr, "fk::shr({0}, {1})",
        "arithmetic right shift; amounts outside 0..31 shift by 31", symbol=">>",
-       rtl={"int32": RtlImpl("fk_int32_shr", 1, luts=147, ffs=32, dsps=0)}),
+       rtl={"int32": RtlImpl("fk_int32_shr", 1)}),
     Op("neg", 1, "elementwise", BOTH, _neg, "(-{0})", "negation (sign flip for float32)",
        symbol="-",
-       rtl={"float32": RtlImpl("fk_fp32_neg", 0, luts=1, ffs=0, dsps=0),
-            "int32": RtlImpl("fk_int32_neg", 1, luts=32, ffs=32, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_neg", 0),
+            "int32": RtlImpl("fk_int32_neg", 1)}),
     Op("abs", 1, "elementwise", BOTH, _abs, "fk::abs({0})", "absolute value",
-       rtl={"float32": RtlImpl("fk_fp32_abs", 0, luts=0, ffs=0, dsps=0),
-            "int32": RtlImpl("fk_int32_abs", 1, luts=63, ffs=32, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_abs", 0),
+            "int32": RtlImpl("fk_int32_abs", 1)}),
     Op("relu", 1, "elementwise", BOTH, _relu, "fk::relu({0})",
        "+0 for x < 0, else x; NaN and -0 pass",
-       rtl={"float32": RtlImpl("fk_fp32_relu", 0, luts=41, ffs=0, dsps=0),
-            "int32": RtlImpl("fk_int32_relu", 0, luts=31, ffs=0, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_relu", 0),
+            "int32": RtlImpl("fk_int32_relu", 0)}),
     Op("sqrt", 1, "elementwise", FLOAT, _sqrt, "hls::sqrt({0})",
        "square root, correctly rounded",
-       rtl={"float32": RtlImpl("fk_fp32_sqrt", 16, luts=1442, ffs=597, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_sqrt", 16)}),
     Op("exp", 1, "elementwise", FLOAT, _exp, "hls::exp({0})", "e to the x",
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp (docs/operators.md)
-       rtl={"float32": RtlImpl("fk_fp32_exp", 15, luts=892, ffs=567, dsps=16)}),
+       rtl={"float32": RtlImpl("fk_fp32_exp", 15)}),
     Op("sigmoid", 1, "elementwise", FLOAT, _sigmoid, "fk::sigmoid({0})",
        "1 / (1 + exp(-x))", accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp
-       rtl={"float32": RtlImpl("fk_fp32_sigmoid", 30, luts=2803, ffs=1554, dsps=16)}),
+       rtl={"float32": RtlImpl("fk_fp32_sigmoid", 30)}),
     Op("to_float32", 1, "elementwise", INT, _to_float32, "static_cast<float>({0})",
        "int32 to float32, round to nearest even", result_dtype="float32",
-       rtl={"int32": RtlImpl("fk_int32_to_fp32", 4, luts=210, ffs=139, dsps=0)}),
+       rtl={"int32": RtlImpl("fk_int32_to_fp32", 4)}),
     Op("to_int32", 1, "elementwise", FLOAT, _to_int32, "fk::to_int32({0})",
        "float32 to int32, truncating; NaN and out of range give INT32_MIN",
        result_dtype="int32",
-       rtl={"float32": RtlImpl("fk_fp32_to_int32", 2, luts=156, ffs=65, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_fp32_to_int32", 2)}),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (
     Op("sum", 1, "reduce", BOTH, _sum, "({0} + {1})", "sum of all elements",
        accuracy={"float32": Accuracy("reduction"), "int32": EXACT},
        combine="add", identity={"float32": -0.0, "int32": 0},
-       rtl={"float32": RtlImpl("fk_reduce_fp32_sum", 34, luts=655, ffs=508, dsps=0, interleave=8),
-            "int32": RtlImpl("fk_reduce_int32_sum", 3, luts=82, ffs=107, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_reduce_fp32_sum", 34),
+            "int32": RtlImpl("fk_reduce_int32_sum", 3)}),
     Op("max", 1, "reduce", BOTH, _reduce_max, "fk::maximum({0}, {1})",
        "largest element; NaN propagates",
        combine="maximum", identity={"float32": float("-inf"), "int32": int(_INT32_MIN)},
-       rtl={"float32": RtlImpl("fk_reduce_fp32_max", 3, luts=145, ffs=107, dsps=0),
-            "int32": RtlImpl("fk_reduce_int32_max", 3, luts=85, ffs=107, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_reduce_fp32_max", 3),
+            "int32": RtlImpl("fk_reduce_int32_max", 3)}),
     Op("min", 1, "reduce", BOTH, _reduce_min, "fk::minimum({0}, {1})",
        "smallest element; NaN propagates",
        combine="minimum", identity={"float32": float("inf"), "int32": int(np.iinfo(np.int32).max)},
-       rtl={"float32": RtlImpl("fk_reduce_fp32_min", 3, luts=138, ffs=107, dsps=0),
-            "int32": RtlImpl("fk_reduce_int32_min", 3, luts=85, ffs=107, dsps=0)}),
+       rtl={"float32": RtlImpl("fk_reduce_fp32_min", 3),
+            "int32": RtlImpl("fk_reduce_int32_min", 3)}),
 )
 
 OPS: dict[str, Op] = {op.name: op for op in _ELEMENTWISE + _REDUCTIONS}
@@ -438,6 +445,10 @@ def _check_table() -> None:
         if entry.kind == "reduce":
             assert entry.combine in OPS, f"op {entry.name}: combine op missing"
             assert set(entry.identity) == set(entry.dtypes), f"op {entry.name}: identity"
+            combine = OPS[entry.combine]
+            missing = set(entry.dtypes) - set(combine.rtl)
+            assert not missing, (f"op {entry.name}: its partials come from the latency of "
+                                 f"{combine.name}'s RTL, which {sorted(missing)} lack")
 
 
 _check_table()

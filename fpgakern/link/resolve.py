@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
 from fpgakern.ladder import plan
 from fpgakern.link import config, kernel_xml, xo
@@ -34,6 +35,12 @@ class KernelRef:
     name: str
     rung: int | None
     dtype: str | None
+
+
+def ref_text(qualname: str, rung: int, dtype: str) -> str:
+    """A variant as the command line names it and link records show it,
+    ``CAT/KERNEL@optN:dtype`` (what :func:`parse_ref` reads)."""
+    return f"{qualname}@opt{rung}:{dtype}"
 
 
 def parse_ref(text: str) -> KernelRef:
@@ -71,7 +78,7 @@ def resolve(refs: list[str], library: Library, build_root: Path) -> list[LinkInp
         dtype = ref.dtype or (DEFAULT_DTYPE if DEFAULT_DTYPE in kernel.dtypes
                               else kernel.dtypes[0])
         p = plan(kernel, rung, dtype)
-        origin = f"{kernel.qualname}@opt{rung}:{dtype}"
+        origin = ref_text(kernel.qualname, rung, dtype)
         built = build_root / xo.relative_path(p)
         if built.is_file():
             inputs.append(from_xo(built, p.compute_units, origin))
@@ -85,16 +92,17 @@ def library_inputs(build_root: Path) -> tuple[list[LinkInput], list[str]]:
     """Every built variant's .xo under ``build_root``, highest rung per kernel x dtype.
     Returns the inputs and one line per variant left out."""
     chosen: dict[tuple[str, str, str], tuple[int, Path]] = {}
-    for path in sorted(build_root.glob("*/*/opt*/*/*.xo")):
-        category, kernel, opt, dtype = path.parts[-5:-1]
-        if not opt[3:].isdigit():
+    for path in sorted(build_root.glob(paths.variant_glob("*.xo"))):
+        variant = paths.variant_of(path.parent)
+        if variant is None:
             continue
+        category, kernel, rung, dtype = variant
         key = (category, kernel, dtype)
-        if key not in chosen or int(opt[3:]) > chosen[key][0]:
-            chosen[key] = (int(opt[3:]), path)
+        if key not in chosen or rung > chosen[key][0]:
+            chosen[key] = (rung, path)
     inputs, skipped = [], []
     for (category, kernel, dtype), (rung, path) in sorted(chosen.items()):
-        origin = f"{category}/{kernel}@opt{rung}:{dtype}"
+        origin = ref_text(f"{category}/{kernel}", rung, dtype)
         try:
             inputs.append(from_xo(path, origin=origin))
         except FpgakernError as err:

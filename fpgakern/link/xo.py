@@ -36,9 +36,7 @@ ZIP_LEVEL = 6  # fixed, so the deflate stream does not depend on a default
 
 def relative_path(plan: Plan) -> Path:
     """A plan's .xo inside a build tree: ``<category>/<kernel>/opt<N>/<dtype>/<top>.xo``."""
-    kernel = plan.kernel
-    return (Path(kernel.category) / kernel.name / f"opt{plan.rung.index}" / plan.dtype.name
-            / f"{plan.top}.xo")
+    return plan.variant_dir(Path()) / f"{plan.top}.xo"
 
 
 def default_path(plan: Plan, root: Path | None = None) -> Path:

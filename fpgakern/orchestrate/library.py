@@ -60,7 +60,7 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
     platform = platforms.load(platform_name)
     folder = result.root / LIBRARY_DIR
     target = folder / f"library_{platform.name}.xclbin"
-    origins = [f"{kernel}@opt{rung}:{dtype}"
+    origins = [resolve.ref_text(kernel, rung, dtype)
                for (kernel, dtype), (rung, _, _) in sorted(chosen.items())]
     # The linker's and host generator's code and data, found from this module's imports
     # as a step's are (the linker is imported in this function, and is found all the same).
@@ -81,7 +81,7 @@ def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> 
         [b.tag for b in platform.default_banks]
     inputs, lines = [], ["[connectivity]"]
     for i, ((kernel, dtype), (rung, path, _)) in enumerate(sorted(chosen.items())):
-        item = resolve.from_xo(path, origin=f"{kernel}@opt{rung}:{dtype}")
+        item = resolve.from_xo(path, origin=resolve.ref_text(kernel, rung, dtype))
         inputs.append(item)
         bank = banks[i % len(banks)]
         lines += [f"sp={item.kernel.name}_1.{arg.name}:{bank}" for arg in item.kernel.memory_args]

@@ -32,12 +32,6 @@ FINAL = {CACHED, PASSED, FAILED, SKIPPED, BLOCKED}
 GOOD = {CACHED, PASSED}
 
 
-def variant_dir(root: Path, plan: Plan) -> Path:
-    """``<root>/<category>/<kernel>/opt<N>/<dtype>``."""
-    k = plan.kernel
-    return root / k.category / k.name / f"opt{plan.rung.index}" / plan.dtype.name
-
-
 @dataclass
 class Task:
     plan: Plan
@@ -143,7 +137,7 @@ class TaskGraph:
             self.specs[variant] = spec_texts(plan)
             chain: dict[str, Task] = {}
             for step in step_list:
-                task = Task(plan, step, variant_dir(root, plan))
+                task = Task(plan, step, plan.variant_dir(root))
                 chain[step.name] = task
                 self.tasks.append(task)
             self.by_variant[variant] = chain
@@ -280,7 +274,7 @@ class Scheduler(TaskGraph):
         if not others:
             return {}
         whole = TaskGraph(self.root, [plan], list(steps().values()))
-        folder = variant_dir(self.root, plan)
+        folder = plan.variant_dir(self.root)
         found = {}
         for other in whole.tasks:
             if other.step.name in chain or not other.key:

@@ -20,8 +20,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
-from fpgakern.ladder import Plan, plan
+from fpgakern.ladder import RUNGS, Plan, plan
 from fpgakern.spec.library import Library
 
 MANIFEST = "manifest.json"
@@ -72,7 +73,7 @@ def from_build_tree(root: Path, library: Library, opt: int | None = None) -> Pro
     # tools running in other folders): keep them absolute, whatever the cwd becomes.
     root = root.resolve()
     manifests = [root / MANIFEST] if (root / MANIFEST).is_file() else sorted(
-        root.glob(f"**/opt*/*/{MANIFEST}"))
+        root.glob(paths.variant_glob(MANIFEST, below=True)))
     program = Program(display_path(root))
     chosen: dict[str, tuple[int, Variant]] = {}
     for path in manifests:
@@ -110,6 +111,17 @@ def _kernel_for_top(library: Library, top: str) -> tuple[str, str] | None:
     return None
 
 
+def _rungs_with_ports(widths: set[int], bundles: set[str]) -> list[int]:
+    """The rungs, highest first, whose kernels have m_axi ports of these data widths and
+    bundle names: a vector rung's width, else one shared bundle (before dataflow) or one
+    per pointer. The xclbin does not say more, so a build tree decides between them."""
+    vector = [r.index for r in reversed(RUNGS) if r.vector_bits in widths]
+    if vector:
+        return vector
+    shared = bundles == {"m_axi_gmem"}
+    return [r.index for r in reversed(RUNGS) if not r.vector_bits and r.dataflow != shared]
+
+
 def from_xclbin(path: Path, library: Library, build_root: Path | None = None) -> Program:
     from fpgakern.link import axlf, metadata
 
@@ -134,13 +146,7 @@ def from_xclbin(path: Path, library: Library, build_root: Path | None = None) ->
         kernel = library.get(qualname)
         widths = {p.data_width for p in k.desc.masters}
         bundles = {p.name.lower() for p in k.desc.masters}
-        if 512 in widths:
-            candidates = [4]
-        elif bundles == {"m_axi_gmem"}:
-            candidates = [1, 0]
-        else:
-            candidates = [3, 2]
-        candidates = [r for r in candidates if r in kernel.rungs]
+        candidates = [r for r in _rungs_with_ports(widths, bundles) if r in kernel.rungs]
         if not candidates:
             program.notes.append(f"{k.desc.name}: its interface matches no rung of "
                                  f"{qualname}; ignored")
@@ -149,7 +155,7 @@ def from_xclbin(path: Path, library: Library, build_root: Path | None = None) ->
         hls_dir = None
         if build_root is not None:
             for r in candidates:
-                folder = build_root / kernel.category / kernel.name / f"opt{r}" / dtype
+                folder = paths.variant_dir(build_root, kernel.category, kernel.name, r, dtype)
                 if (folder / f"{k.desc.name}.cpp").is_file():
                     rung, hls_dir = r, folder
                     break

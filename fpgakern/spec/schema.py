@@ -16,9 +16,9 @@ from fpgakern.errors import SpecError, shown
 from fpgakern.ir import expr
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel, ScalarArg
+from fpgakern.ladder import LAST_RUNG
 from fpgakern.spec.yamlpos import Located
 
-RUNG_COUNT = 5
 MAX_COMPUTE_UNITS = 16
 
 
@@ -46,7 +46,8 @@ FIELDS: dict[str, Field] = {
         Field("dtypes", "list of dtypes", f"element types ({', '.join(DTYPES)})", required=True),
         Field("expression", "expression", "what each output element is", required=True,
               category_default=False),
-        Field("rungs", "list of rungs", "optimisation rungs to build (0-4), default all"),
+        Field("rungs", "list of rungs",
+              f"optimisation rungs to build (0-{LAST_RUNG}), default all"),
         Field("compute_units", "integer", "compute units at rung 3 (multi_cu), default 4"),
     )
 }
@@ -159,12 +160,13 @@ def _dtypes(doc: Located, value: Any) -> tuple[str, ...]:
 
 def _rungs(doc: Located, value: Any) -> tuple[int, ...]:
     if value is None:
-        return tuple(range(RUNG_COUNT))
+        return tuple(range(LAST_RUNG + 1))
     if not isinstance(value, list) or not value:
-        raise doc.error("rungs", "expected a non-empty list of rung numbers 0-4")
+        raise doc.error("rungs", f"expected a non-empty list of rung numbers 0-{LAST_RUNG}")
     for i, rung in enumerate(value):
-        if isinstance(rung, bool) or not isinstance(rung, int) or not 0 <= rung < RUNG_COUNT:
-            raise doc.error("rungs", f"unknown rung {shown(rung)} (rungs are 0-4)", "rungs", i)
+        if isinstance(rung, bool) or not isinstance(rung, int) or not 0 <= rung <= LAST_RUNG:
+            raise doc.error("rungs", f"unknown rung {shown(rung)} (rungs are 0-{LAST_RUNG})",
+                            "rungs", i)
     return tuple(sorted(set(value)))
 
 

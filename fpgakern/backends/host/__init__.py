@@ -26,7 +26,6 @@ from fpgakern.ladder import Plan
 from fpgakern.util.files import write_text_atomic
 
 COMMON_HEADER = "fpgakern_host.hpp"
-HOST_COMBINE = {"add": "add", "maximum": "maximum", "minimum": "minimum"}
 
 
 @dataclass(frozen=True)
@@ -103,8 +102,11 @@ def context(plan: Plan) -> dict[str, object]:
     }
     reduction = kernel.reduction
     if reduction is not None:
+        # The partial results of the compute units merge by the op table's combine op;
+        # host_common.hpp.j2 defines it under the op's name (tests/runtime check that it
+        # matches fpgakern_ops.h, which the host cannot include: it needs hls_math.h).
         assert reduction.combine is not None
-        ctx["combine"] = HOST_COMBINE[reduction.combine]
+        ctx["combine"] = reduction.combine
         ctx["identity"] = host_literal(reduction.identity[plan.dtype.name], plan.dtype.is_float)
     return ctx
 

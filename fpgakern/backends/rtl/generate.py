@@ -3,10 +3,11 @@
 The top module (``plan.top``) has the Vitis RTL-kernel interface of
 :func:`fpgakern.interface.interface`; its compute pipeline is scheduled from the kernel's
 expression graph (:mod:`fpgakern.backends.rtl.schedule`). Rungs differ only in the numbers
-of :class:`Microarch` and in which top template they use: ``top_sequential`` (rungs 0 and
-1: one bundle, phases in sequence) or ``top_dataflow`` (rungs 2 to 4: concurrent engines
-joined by FIFOs). The fixed support modules in ``lib/`` and the operator modules in
-``oplib/`` are referenced where they are, not copied per kernel.
+their :class:`~fpgakern.ladder.Rung` gives (gathered in :class:`Microarch`) and in which
+top template they use: ``top_sequential`` (rungs 0 and 1: one bundle, phases in
+sequence) or ``top_dataflow`` (rungs 2 to 4: concurrent engines joined by FIFOs). The
+fixed support modules in ``lib/`` and the operator modules in ``oplib/`` are referenced
+where they are, not copied per kernel.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from fpgakern.backends.rtl import sources
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule
 from fpgakern.errors import UsageError
 from fpgakern.interface import FIRST_ARG_OFFSET, SIZE_ARG, KernelInterface, interface
-from fpgakern.ladder import AXI_BOUNDARY_BYTES, AXI_BURST_MAX_BEATS, Plan
+from fpgakern.ladder import Plan
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -63,53 +64,31 @@ def _pow2_at_least(value: int) -> int:
 
 
 def microarch(plan: Plan, latency: int) -> Microarch:
-    """The rung's microarchitecture numbers for a pipeline of ``latency`` cycles."""
-    beat_bytes = plan.port_bits // 8
-    page_beats = AXI_BOUNDARY_BYTES // beat_bytes
-    if plan.rung.dataflow:
-        # Reads: 64-beat bursts (4 KiB at 512 bit, the most a page allows). Four bursts of
-        # input buffering let the engine keep 256 beats in flight, far more than the
-        # 64-cycle read latency plus one burst that II=1 needs.
-        # Writes: 16-beat bursts, 16 outstanding (the HLS m_axi defaults). A write burst is
-        # requested once all its data is committed, so W trails the data by up to one
-        # burst: short bursts keep that lag (paid once, at the end of a run) small, and 16
-        # of them in flight cover a 64-cycle write response latency several times over.
-        # The output FIFO holds two write bursts plus the pipeline's contents.
-        burst = min(64, page_beats, AXI_BURST_MAX_BEATS)
-        write_burst = min(16, burst)
+    """The rung's numbers (:class:`fpgakern.ladder.Rung`) for a pipeline of ``latency``
+    cycles, in the shape the top templates take."""
+    rung = plan.rung
+    if rung.dataflow:
         return Microarch(
             template="top_dataflow.sv.j2",
-            max_burst=burst,
-            write_burst=write_burst,
-            read_outstanding=8,
-            write_outstanding=16,
-            in_fifo_depth=4 * burst,
-            out_fifo_depth=_pow2_at_least(2 * write_burst + latency + 8),
+            max_burst=plan.read_burst,
+            write_burst=plan.write_burst,
+            read_outstanding=rung.read_outstanding,
+            write_outstanding=rung.write_outstanding,
+            in_fifo_depth=rung.input_fifo_bursts * plan.read_burst,
+            out_fifo_depth=_pow2_at_least(rung.output_fifo_bursts * plan.write_burst
+                                          + latency + 8),
         )
-    if plan.rung.buffered:
-        # One chunk per phase: each input's chunk is burst into its buffer, then the chunk
-        # is computed into the output FIFO while the write engine bursts it out.
-        chunk = plan.chunk
-        burst = min(chunk, page_beats, AXI_BURST_MAX_BEATS)
-        return Microarch(
-            template="top_sequential.sv.j2",
-            max_burst=burst,
-            read_outstanding=4,
-            write_outstanding=4,
-            in_fifo_depth=chunk,
-            out_fifo_depth=_pow2_at_least(max(burst, chunk)),
-            chunk=chunk,
-        )
-    # Rung 0: the same sequence with one element per phase, single-beat transfers and one
-    # transaction outstanding.
+    # The sequential rungs, phase after phase: each input's phase is burst into its buffer,
+    # then computed into the output FIFO while the write engine bursts it out.
+    chunk = plan.phase_elements
     return Microarch(
         template="top_sequential.sv.j2",
-        max_burst=1,
-        read_outstanding=1,
-        write_outstanding=1,
-        in_fifo_depth=1,
-        out_fifo_depth=2,
-        chunk=1,
+        max_burst=plan.read_burst,
+        read_outstanding=rung.read_outstanding,
+        write_outstanding=rung.write_outstanding,
+        in_fifo_depth=chunk,
+        out_fifo_depth=_pow2_at_least(max(plan.read_burst, chunk)),
+        chunk=chunk,
     )
 
 
@@ -150,16 +129,6 @@ def _control(iface: KernelInterface) -> _Control:
 class _Pointer:
     name: str
     bundle: str
-
-
-# What the generated RTL of each rung is, for the header comment of the top module.
-_RTL_SUMMARY = {
-    "naive": "single-beat AXI transfers per element, one transaction outstanding",
-    "buffered": "burst engines and on-chip chunk buffers, phases in sequence",
-    "dataflow": "concurrent read, compute and write engines joined by FIFOs, II=1",
-    "multi_cu": "the dataflow kernel; each compute unit is one instance with its own ports",
-    "vectorized": "lane-parallel datapath on 512-bit AXI ports, dataflow engines",
-}
 
 
 @functools.cache
@@ -214,7 +183,7 @@ def reduction_of(plan: Plan) -> Reduction | None:
     impl = op.rtl.get(plan.dtype.name)
     if impl is None:
         raise NoRtlOperator(f"no RTL operator for {op.name} {plan.dtype.name} yet")
-    return Reduction(op.name, impl.module, impl.interleave)
+    return Reduction(op.name, impl.module, plan.acc_interleave)
 
 
 def datapath_of(plan: Plan) -> Datapath:
@@ -265,7 +234,7 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
     kernel = plan.kernel
     top_text = env.get_template(arch.template).render(
         header=_header(plan, plan.top,
-                       f"Vitis RTL kernel, {_RTL_SUMMARY.get(plan.rung.name, plan.rung.summary)}"),
+                       f"Vitis RTL kernel, {plan.rung.rtl_summary}"),
         top=plan.top,
         ctrl=_control(iface),
         bundles=plan.bundles,

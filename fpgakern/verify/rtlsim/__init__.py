@@ -147,9 +147,7 @@ def _multi_cu_twin(p: Plan) -> Plan | None:
 
 
 def run_dir_for(p: Plan, memory: str) -> Path:
-    k = p.kernel
-    return (paths.build_dir() / k.category / k.name / f"opt{p.rung.index}" / p.dtype.name
-            / f"sim-{memory}")
+    return p.variant_dir(paths.build_dir()) / f"sim-{memory}"
 
 
 def simulate(

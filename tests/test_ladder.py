@@ -1,0 +1,102 @@
+"""The ladder's facts in one place: the README's table, the AXI numbers each rung asks
+for and where its variants live in a build tree all come from ``fpgakern/ladder.py``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fpgakern import paths
+from fpgakern.cli._select import parse_rungs
+from fpgakern.errors import UsageError
+from fpgakern.ir.ops import OPS
+from fpgakern.ladder import (
+    AXI_BOUNDARY_BYTES,
+    AXI_BURST_MAX_BEATS,
+    LAST_RUNG,
+    RUNGS,
+    plan,
+)
+from fpgakern.spec.library import Library
+
+LIBRARY = Library(paths.specs_dir())
+README = paths.SOURCE_ROOT / "README.md"
+
+
+def readme_ladder_rows() -> list[list[str]]:
+    text = README.read_text()
+    table = text[text.index("## The optimization ladder"):].split("\n\n")[1]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in table.splitlines()]
+    assert rows[0][:4] == ["rung", "name", "HLS C++", "RTL"], "README's ladder table moved"
+    return rows[2:]
+
+
+def test_readme_ladder_table_is_the_rungs():
+    """One summary per rung: the README says what the generated headers say."""
+    rows = readme_ladder_rows()
+    assert [row[:4] for row in rows] == [
+        [str(r.index), r.name, r.summary, r.rtl_summary] for r in RUNGS]
+
+
+def test_rung_count_comes_from_rungs():
+    assert RUNGS[LAST_RUNG] is RUNGS[-1]
+    assert parse_rungs(f"0,{LAST_RUNG}") == (0, LAST_RUNG)
+    with pytest.raises(UsageError, match=rf"rungs are 0-{LAST_RUNG}\)"):
+        parse_rungs(str(LAST_RUNG + 1))
+    # A kernel that names no rungs (none of the bundled ones does) builds every rung.
+    assert LIBRARY.get("binary_ops/add").rungs == tuple(r.index for r in RUNGS)
+
+
+@pytest.mark.parametrize("rung", RUNGS, ids=lambda r: r.name)
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_bursts_fit_axi(rung, dtype):
+    """Whatever a rung asks for, a burst never passes 256 beats or a 4 KiB page, and at
+    the sequential rungs never a phase."""
+    p = plan(LIBRARY.get("binary_ops/add"), rung.index, dtype)
+    beat_bytes = p.port_bits // 8
+    for burst in (p.read_burst, p.write_burst, p.hls_burst or 1):
+        assert 1 <= burst <= AXI_BURST_MAX_BEATS
+        assert burst * beat_bytes <= AXI_BOUNDARY_BYTES
+        assert rung.dataflow or burst <= p.phase_elements
+    assert (p.hls_burst is None) == (rung.hls_burst is None)
+
+
+def test_partials_come_from_the_combine_latency():
+    """P is the power of two at least the combine op's RTL latency (6 for the fp32 add)."""
+    for op in OPS.values():
+        if op.kind != "reduce":
+            continue
+        for dtype in op.dtypes:
+            latency = OPS[op.combine].rtl[dtype].latency
+            p = op.partials(dtype)
+            assert p >= latency and p & (p - 1) == 0 and (p == 1 or p // 2 < latency)
+    assert OPS["sum"].partials("float32") == 8
+    p = plan(LIBRARY.get("reduce_ops/sum"), 2, "float32")
+    assert p.acc_interleave == 8
+
+
+def test_variant_layout_round_trips(tmp_path):
+    """The build tree's layout: one function to make a variant's folder, one glob to find
+    them, one parser to read one back."""
+    p = plan(LIBRARY.get("binary_ops/add"), 3, "int32")
+    folder = p.variant_dir(tmp_path)
+    assert folder == tmp_path / "binary_ops" / "add" / "opt3" / "int32"
+    assert paths.variant_of(folder) == ("binary_ops", "add", 3, "int32")
+    (folder / "add_i32.xo").parent.mkdir(parents=True)
+    (folder / "add_i32.xo").write_bytes(b"")
+    assert list(tmp_path.glob(paths.variant_glob("*.xo"))) == [folder / "add_i32.xo"]
+    assert list((tmp_path / "binary_ops").glob(paths.variant_glob("*.xo", below=True))) == [
+        folder / "add_i32.xo"]
+    for not_a_variant in ("c/k/opt/int32", "c/k/optx/int32", "c/k/v3/int32", "k/opt3"):
+        assert paths.variant_of(Path(not_a_variant)) is None
+
+
+def test_no_literal_rung_bound_in_the_cli():
+    """Rung options take their range from RUNGS, not a literal."""
+    cli = paths.PACKAGE_DIR / "cli"
+    for source in [*cli.glob("*.py"), paths.PACKAGE_DIR / "spec" / "schema.py"]:
+        text = source.read_text()
+        assert not re.search(r"IntRange\(0, \d\)|rungs are 0-\d|RUNG_COUNT", text), source
