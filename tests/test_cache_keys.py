@@ -23,7 +23,7 @@ import pytest
 from fpgakern import ladder, paths
 from fpgakern.orchestrate import step as step_module
 from fpgakern.orchestrate.scheduler import task_keys
-from fpgakern.orchestrate.step import steps
+from fpgakern.orchestrate.steps import steps
 
 SOURCE_FOLDERS = ("fpgakern", "hls_templates", "sim", "kernel_specs")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")

@@ -22,8 +22,9 @@ from fpgakern import paths
 from fpgakern.backends.hls.generator import render_kernel
 from fpgakern.cli import main
 from fpgakern.ladder import plan
-from fpgakern.orchestrate.scheduler import BLOCKED, FAILED, PASSED, BuildResult, Task
-from fpgakern.orchestrate.step import StepOutcome, steps
+from fpgakern.orchestrate.step import StepOutcome
+from fpgakern.orchestrate.steps import steps
+from fpgakern.orchestrate.task import BLOCKED, FAILED, PASSED, BuildResult, Task
 from fpgakern.report import console as view
 from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import SimResult

@@ -23,11 +23,12 @@ from fpgakern.cli._common import (
 from fpgakern.cli._select import parse_rungs, plans_for
 from fpgakern.errors import display_path
 from fpgakern.ladder import Plan
-from fpgakern.orchestrate.build import BuildReport, run_build
+from fpgakern.orchestrate.build import run_build
 from fpgakern.orchestrate.executors import make_executor
 from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 from fpgakern.orchestrate.scheduler import select_steps
 from fpgakern.report import console as view
+from fpgakern.report.record import BuildReport, recorder
 
 SUMMARY_ROWS = 20
 
@@ -90,8 +91,9 @@ def execute(plans: list[Plan], root: Path, executor_name: str, jobs: int | None,
     executor = make_executor(executor_name, jobs, scheduler)
     try:
         with view.BuildView(err_console, total, quiet=as_json) as observer:
-            return run_build(plans, root, executor, until=until, observer=observer,
-                             command=command_line, platform=platform, library=library,
+            return run_build(plans, root, executor, record=recorder(command_line),
+                             until=until, observer=observer, platform=platform,
+                             library=library,
                              on_wait=lambda: err_console.print(
                                  "waiting for another build of this tree to finish..."))
     finally:

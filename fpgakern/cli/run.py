@@ -22,6 +22,7 @@ from fpgakern.ladder import plan
 from fpgakern.orchestrate.build import run_build
 from fpgakern.orchestrate.executors import make_executor
 from fpgakern.orchestrate.manifest import MANIFEST
+from fpgakern.report.record import recorder
 from fpgakern.runtime import device as runtime
 from fpgakern.runtime.targets import TARGETS
 from fpgakern.util.text import plural
@@ -98,7 +99,8 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
             log(f"building {k.qualname} opt{rung} {dtype} into {display_path(folder)}")
             executor = make_executor("local", 1)
             try:  # the HLS C++ and its C simulation: what sw_emu runs, proven first
-                run_build([p], root, executor, until="csim", command="fpgakern run")
+                run_build([p], root, executor, record=recorder("fpgakern run"),
+                          until="csim")
             finally:
                 executor.close()
         dev = runtime.open(folder, target, specs=kernel_specs, read_latency=read_latency)

@@ -1,24 +1,19 @@
-"""One build from selection to reports: schedule the tasks, then write what happened."""
+"""One build under the tree's lock: schedule the tasks, link the library when asked, then
+hand what happened to the caller's ``record`` (the reports, a layer above)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.executors import Executor
 from fpgakern.orchestrate.library import DEFAULT_PLATFORM, LibraryLink, link_library
-from fpgakern.orchestrate.scheduler import BuildResult, Observer, Scheduler, select_steps, tree_lock
-from fpgakern.report import history, html, results
+from fpgakern.orchestrate.scheduler import Scheduler, select_steps, tree_lock
+from fpgakern.orchestrate.task import BuildResult, Observer
 
-
-@dataclass
-class BuildReport:
-    result: BuildResult
-    folder: Path  # reports/<timestamp>
-    data: dict[str, object]
-    regressions: list[history.Regression]
-    library: LibraryLink | None = None
+Recorded = TypeVar("Recorded")
 
 
 def run_build(
@@ -26,25 +21,22 @@ def run_build(
     root: Path,
     executor: Executor,
     *,
+    record: Callable[[BuildResult, LibraryLink | None], Recorded],
     until: str | None = None,
     observer: Observer | None = None,
-    command: str = "fpgakern build",
-    on_wait: object = None,
+    on_wait: Callable[[], None] | None = None,
     platform: str = DEFAULT_PLATFORM,
     library: bool = False,
-) -> BuildReport:
+) -> Recorded:
     """Build ``plans`` into ``root`` holding the tree's lock, link the library when asked
-    (``--until link``, or the whole library), then write the reports and the history
-    entry, and compare with the previous build."""
+    (``--until link``, or the whole library), and return ``record(result, library link)``.
+
+    ``record`` runs under the lock too: two builds of one tree write their reports and
+    history entries in turn, each after its own build.
+    """
     link = library or until == "link"
     step_list = select_steps(None if until == "link" else until)
-    with tree_lock(root, on_wait if callable(on_wait) else None):
+    with tree_lock(root, on_wait):
         result = Scheduler(root, plans, step_list, executor, observer).run()
         linked = link_library(result, platform) if link else None
-        folder = results.new_report_dir(root)
-        data = results.write(result, folder, command, linked)
-        run = history.record(root, data)
-        found = history.regressions(root, run)
-        html.write(folder, data, found, root)
-        results.point_latest(root, folder)
-    return BuildReport(result, folder, data, found, linked)
+        return record(result, linked)

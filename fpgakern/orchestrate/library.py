@@ -13,8 +13,8 @@ from pathlib import Path
 
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
-from fpgakern.orchestrate.scheduler import GOOD, SKIPPED, BuildResult
 from fpgakern.orchestrate.step import sources
+from fpgakern.orchestrate.task import GOOD, SKIPPED, BuildResult
 from fpgakern.util.files import sha256_file, sha256_text, write_bytes_atomic, write_text_atomic
 
 DEFAULT_PLATFORM = "u55c"  # 32 HBM pseudo-channels: room for the whole library's ports

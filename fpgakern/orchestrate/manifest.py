@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fpgakern import __version__
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate import cache
-from fpgakern.orchestrate.step import steps as step_order
+from fpgakern.orchestrate.steps import steps as step_order
+from fpgakern.orchestrate.task import Task
 from fpgakern.util.files import write_text_atomic
-
-if TYPE_CHECKING:
-    from fpgakern.orchestrate.scheduler import Task
 
 MANIFEST = "manifest.json"
 SCHEMA = 2

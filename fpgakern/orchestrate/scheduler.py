@@ -12,7 +12,6 @@ import fcntl
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,58 +19,24 @@ from fpgakern.errors import UsageError
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate import cache, manifest
 from fpgakern.orchestrate.executors import Executor
-from fpgakern.orchestrate.step import Step, StepOutcome, VariantId, steps
+from fpgakern.orchestrate.step import Step, StepOutcome, VariantId
+from fpgakern.orchestrate.steps import steps
+from fpgakern.orchestrate.task import (
+    BLOCKED,
+    CACHED,
+    FAILED,
+    FINAL,
+    GOOD,
+    PASSED,
+    RUNNING,
+    SKIPPED,
+    WAITING,
+    BuildResult,
+    Observer,
+    Task,
+)
 from fpgakern.orchestrate.worker import StepJob
 from fpgakern.spec import yamlpos
-
-# Task states. A task ends cached, passed, failed, skipped (the step does not apply) or
-# blocked (a task it comes after did not pass).
-WAITING, RUNNING = "waiting", "running"
-CACHED, PASSED, FAILED, SKIPPED, BLOCKED = "cached", "passed", "failed", "skipped", "blocked"
-FINAL = {CACHED, PASSED, FAILED, SKIPPED, BLOCKED}
-GOOD = {CACHED, PASSED}
-
-
-@dataclass
-class Task:
-    plan: Plan
-    step: Step
-    folder: Path
-    key: str = ""
-    status: str = WAITING
-    outcome: StepOutcome | None = None
-    reason: str = ""  # why skipped or blocked
-
-    @property
-    def variant(self) -> VariantId:
-        return VariantId.of(self.plan)
-
-    @property
-    def name(self) -> str:
-        return f"{self.variant} {self.step.name}"
-
-
-@dataclass
-class BuildResult:
-    root: Path
-    tasks: list[Task]
-    seconds: float
-    executor: str
-    variants: dict[VariantId, list[Task]] = field(default_factory=dict)
-
-    @property
-    def failed(self) -> list[Task]:
-        return [t for t in self.tasks if t.status in (FAILED, BLOCKED)]
-
-    @property
-    def passed(self) -> bool:
-        return not self.failed
-
-    def count(self, status: str) -> int:
-        return sum(t.status == status for t in self.tasks)
-
-
-Observer = Callable[[Task], None]
 
 
 def select_steps(until: str | None) -> list[Step]:

@@ -2,8 +2,8 @@
 
 A variant is one kernel x rung x dtype. Its steps form a chain (hls -> csim, hls -> rtl
 -> lint / sim / xo, ...). Each step is a class in ``fpgakern/orchestrate/steps/<name>.py``
-named after the module (``steps/csim.py`` holds ``Csim``), found by that convention: adding
-a step means adding one file.
+named after the module (``steps/csim.py`` holds ``Csim``), found by that convention
+(``fpgakern.orchestrate.steps.steps()``): adding a step means adding one file.
 
 A step runs in a scratch folder that holds the variant's upstream outputs, and declares
 the files it produced; the scheduler moves them into the build tree. It never touches
@@ -22,9 +22,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import importlib
 import os
-import pkgutil
 import re
 import sys
 from collections.abc import Iterable, Iterator
@@ -100,33 +98,6 @@ class Step:
 
     def run(self, ctx: StepContext) -> StepOutcome:
         raise NotImplementedError
-
-
-@functools.cache
-def steps() -> dict[str, Step]:
-    """Every step, in an order where each comes after the steps it depends on."""
-    from fpgakern.orchestrate import steps as package
-
-    found: dict[str, Step] = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        cls = getattr(module, info.name.capitalize(), None)
-        if isinstance(cls, type) and issubclass(cls, Step):
-            found[cls.name] = cls()
-    ordered: dict[str, Step] = {}
-
-    def visit(name: str, trail: tuple[str, ...] = ()) -> None:
-        if name in ordered:
-            return
-        if name in trail:
-            raise RuntimeError(f"step cycle: {' -> '.join((*trail, name))}")
-        for dependency in (*found[name].after, *found[name].uses):
-            visit(dependency, (*trail, name))
-        ordered[name] = found[name]
-
-    for name in sorted(found):
-        visit(name)
-    return ordered
 
 
 # The top-level data folder that no step reads as data: a task's key hashes its variant's

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from fpgakern import ladder
 from fpgakern.errors import FpgakernError
-from fpgakern.orchestrate.step import StepContext, StepOutcome, VariantId, steps
+from fpgakern.orchestrate.step import StepContext, StepOutcome, VariantId
+from fpgakern.orchestrate.steps import steps
 from fpgakern.spec.library import Library
 
 

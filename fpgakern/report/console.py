@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fpgakern.orchestrate.library import LibraryLink
-from fpgakern.orchestrate.scheduler import (
+from fpgakern.orchestrate.task import (
     BLOCKED,
     CACHED,
     FAILED,

@@ -14,7 +14,7 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from fpgakern import __version__
-from fpgakern.orchestrate.scheduler import BLOCKED, FAILED, SKIPPED, BuildResult
+from fpgakern.orchestrate.task import BLOCKED, FAILED, SKIPPED, BuildResult
 from fpgakern.util.files import write_text_atomic
 
 SCHEMA_VERSION = 1
