@@ -189,6 +189,15 @@ class Plan:
         return 1 if reduction is None else reduction.partials(self.dtype.name)
 
     @property
+    def hls_acc_interleave(self) -> int:
+        """ACC, the interleaved partial results of the HLS C++ accumulate loop: from the
+        combine op's latency in Vitis HLS (``Op.hls_latency``), not from fpgakern's RTL,
+        so that the loop's true dependence (distance ACC) allows II=1 in Vitis. Equal to
+        :attr:`acc_interleave` where the order of combination changes the result."""
+        reduction = self.kernel.reduction
+        return 1 if reduction is None else reduction.hls_partials(self.dtype.name)
+
+    @property
     def ideal_elements_per_cycle(self) -> float | None:
         """What the rung's microarchitecture can reach at best, for comparing with the
         simulated rate. Rung 0 is latency-bound: no meaningful ideal."""

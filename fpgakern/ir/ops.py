@@ -8,6 +8,9 @@ Each entry carries everything every layer needs about one operator:
   operand expressions; helpers prefixed ``fk::`` live in ``fpgakern_ops.h``);
 * ``rtl``: per dtype, the SystemVerilog operator module that implements it and its
   fixed pipeline latency in cycles (filled in by the RTL operator library);
+* ``hls_latency``: per dtype, the cycles Vitis HLS schedules the op over at
+  :data:`HLS_CLOCK_MHZ` (for the ops that combine a reduction's partial results: it sizes
+  the HLS accumulate loop's interleave);
 * ``accuracy``: the contract the verifiers enforce (bit-exact, or an ulp bound).
 
 Adding an elementwise operator means adding one entry here (and, at most, one RTL
@@ -49,6 +52,11 @@ class Accuracy:
 
 
 EXACT = Accuracy("exact")
+
+# The kernel clock the HLS path is scheduled for: Vitis' default for Alveo platforms.
+# ``Op.hls_latency`` holds Vitis' operator latencies at this clock
+# (docs/operators.md, "Vitis HLS operator latencies", gives the sources).
+HLS_CLOCK_MHZ = 300
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,8 @@ class Op:
     # (-0.0 for float sums: x + -0 is x for every x, including -0, where +0 is not).
     combine: str | None = None
     identity: Mapping[str, float | int] = field(default_factory=dict)
+    # Cycles Vitis HLS takes for the op at HLS_CLOCK_MHZ, per dtype (combine ops only).
+    hls_latency: Mapping[str, int] = field(default_factory=dict)
 
     def accuracy_for(self, dtype_name: str) -> Accuracy:
         if isinstance(self.accuracy, Accuracy):
@@ -107,8 +117,20 @@ class Op:
         latency: the power of two (the final combine halves them) at least that latency.
         P fixes the order of combination (docs/operators.md), which the HLS C++ mirrors."""
         assert self.combine is not None, f"op {self.name} is not a reduction"
-        latency = OPS[self.combine].rtl[dtype_name].latency
-        return 1 << (max(latency, 1) - 1).bit_length()
+        return _power_of_two_at_least(OPS[self.combine].rtl[dtype_name].latency)
+
+    def hls_partials(self, dtype_name: str) -> int:
+        """Reductions: the partial results the HLS C++ accumulate loop interleaves, the
+        power of two at least the combine op's latency in Vitis HLS at HLS_CLOCK_MHZ, so
+        that its recurrence (distance ACC) allows II=1. Where the combine is sensitive to
+        order (float add), it must equal :meth:`partials`, the RTL's P, for C simulation
+        and RTL simulation to agree bit for bit; ``_check_table`` holds it to that."""
+        assert self.combine is not None, f"op {self.name} is not a reduction"
+        return _power_of_two_at_least(OPS[self.combine].hls_latency[dtype_name])
+
+
+def _power_of_two_at_least(latency: int) -> int:
+    return 1 << (max(latency, 1) - 1).bit_length()
 
 
 # --------------------------------------------------------------------------- references
@@ -309,7 +331,8 @@ def _reduce_min(x: np.ndarray) -> np.ndarray:
 _ELEMENTWISE: tuple[Op, ...] = (
     Op("add", 2, "elementwise", BOTH, _add, "({0} + {1})", "sum", symbol="+",
        rtl={"float32": RtlImpl("fk_fp32_add", 6),
-            "int32": RtlImpl("fk_int32_add", 1)}),
+            "int32": RtlImpl("fk_int32_add", 1)},
+       hls_latency={"float32": 7, "int32": 1}),
     Op("sub", 2, "elementwise", BOTH, _sub, "({0} - {1})", "difference", symbol="-",
        rtl={"float32": RtlImpl("fk_fp32_sub", 6),
             "int32": RtlImpl("fk_int32_sub", 1)}),
@@ -329,11 +352,13 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op("maximum", 2, "elementwise", BOTH, _maximum, "fk::maximum({0}, {1})",
        "larger operand; NaN propagates, -0 < +0",
        rtl={"float32": RtlImpl("fk_fp32_maximum", 1),
-            "int32": RtlImpl("fk_int32_maximum", 1)}),
+            "int32": RtlImpl("fk_int32_maximum", 1)},
+       hls_latency={"float32": 3, "int32": 1}),
     Op("minimum", 2, "elementwise", BOTH, _minimum, "fk::minimum({0}, {1})",
        "smaller operand; NaN propagates, -0 < +0",
        rtl={"float32": RtlImpl("fk_fp32_minimum", 1),
-            "int32": RtlImpl("fk_int32_minimum", 1)}),
+            "int32": RtlImpl("fk_int32_minimum", 1)},
+       hls_latency={"float32": 3, "int32": 1}),
     Op("eq", 2, "elementwise", BOTH, _compare(np.equal), "({0} == {1})", "a == b",
        symbol="==", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_eq", 1),
@@ -437,6 +462,12 @@ def op(name: str) -> Op:
         raise KeyError(f"unknown op {name!r} (known: {', '.join(sorted(OPS))})") from None
 
 
+# Combine ops whose result depends on the order of combination (float rounding): the
+# HLS C++ must interleave as many partials as the RTL. IEEE maximum/minimum and integer
+# add give one result in any order, so their HLS interleave follows Vitis alone.
+ORDER_SENSITIVE = frozenset({"add"})
+
+
 def _check_table() -> None:
     """Keep the table self-consistent; runs at import so a bad entry fails fast."""
     for entry in OPS.values():
@@ -449,6 +480,14 @@ def _check_table() -> None:
             missing = set(entry.dtypes) - set(combine.rtl)
             assert not missing, (f"op {entry.name}: its partials come from the latency of "
                                  f"{combine.name}'s RTL, which {sorted(missing)} lack")
+            missing = set(entry.dtypes) - set(combine.hls_latency)
+            assert not missing, (f"op {entry.name}: its HLS partials come from "
+                                 f"{combine.name}'s hls_latency, which {sorted(missing)} lack")
+            for dtype in entry.dtypes & FLOAT:
+                if entry.combine in ORDER_SENSITIVE:
+                    assert entry.hls_partials(dtype) == entry.partials(dtype), (
+                        f"op {entry.name}: the HLS C++ and the RTL must combine {dtype} "
+                        f"partials in one order")
 
 
 _check_table()

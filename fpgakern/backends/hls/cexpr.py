@@ -10,7 +10,7 @@ import numpy as np
 from fpgakern.interface import Arg, KernelInterface
 from fpgakern.ir import expr
 from fpgakern.ir.dtypes import DTYPES
-from fpgakern.ir.ops import OPS
+from fpgakern.ir.ops import HLS_CLOCK_MHZ, OPS
 from fpgakern.ladder import Plan
 
 
@@ -105,6 +105,15 @@ class CSpelling:
         reduction = self.plan.kernel.reduction
         assert reduction is not None and reduction.combine is not None
         return OPS[reduction.combine].hls_call(left, right)
+
+    @property
+    def combine_latency(self) -> int:
+        """Cycles the combine op takes in Vitis HLS at :data:`hls_clock_mhz`."""
+        reduction = self.plan.kernel.reduction
+        assert reduction is not None and reduction.combine is not None
+        return OPS[reduction.combine].hls_latency[self.plan.dtype.name]
+
+    hls_clock_mhz = HLS_CLOCK_MHZ
 
     @property
     def identity(self) -> str:

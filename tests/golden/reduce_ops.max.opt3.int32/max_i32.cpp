@@ -43,8 +43,8 @@ load:
 }
 
 static void reduce(hls::stream<int32_t>& x, int32_t* out, int words) {
-    // 1 interleaved partials: element k goes to partial k % 1, so
-    // consecutive maximum operations never wait for each other.
+    // One partial: maximum takes one cycle in Vitis HLS at 300 MHz, so each element
+    // joins it the cycle after the previous one.
     int32_t partial[ACC];
 #pragma HLS ARRAY_PARTITION variable=partial complete dim=0
 init:
@@ -57,7 +57,7 @@ init:
 accumulate:
     for (int i = 0; i < words; ++i) {
 #pragma HLS PIPELINE II=1
-#pragma HLS DEPENDENCE variable=partial inter false
+#pragma HLS DEPENDENCE variable=partial type=inter direction=RAW dependent=true distance=1
         const int32_t x_v = x.read();
         partial[slot] = fk::maximum(partial[slot], element(x_v));
         slot = (slot == ACC - 1) ? 0 : slot + 1;

@@ -43,8 +43,8 @@ load:
 }
 
 static void reduce(hls::stream<float>& x, float* out, int words) {
-    // 8 interleaved partials: element k goes to partial k % 8, so
-    // consecutive add operations never wait for each other.
+    // 8 interleaved partials: element k goes to partial k % 8, so that consecutive
+    // add operations (7 cycles each in Vitis HLS at 300 MHz) never wait for each other.
     float partial[ACC];
 #pragma HLS ARRAY_PARTITION variable=partial complete dim=0
 init:
@@ -57,7 +57,7 @@ init:
 accumulate:
     for (int i = 0; i < words; ++i) {
 #pragma HLS PIPELINE II=1
-#pragma HLS DEPENDENCE variable=partial inter false
+#pragma HLS DEPENDENCE variable=partial type=inter direction=RAW dependent=true distance=8
         const float x_v = x.read();
         partial[slot] = (partial[slot] + element(x_v));
         slot = (slot == ACC - 1) ? 0 : slot + 1;
