@@ -7,9 +7,10 @@ import re
 import pytest
 
 from fpgakern.backends.hls.cexpr import literal
-from fpgakern.backends.hls.generator import generate, render_kernel
+from fpgakern.backends.hls.generator import generate, render_kernel, render_link_config
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import plan
+from fpgakern.link import config, platforms
 from fpgakern.paths import SOURCE_ROOT as REPO
 from fpgakern.spec.library import Library
 
@@ -46,10 +47,43 @@ def test_rung2_is_dataflow_with_streams_and_one_bundle_per_pointer(library):
 def test_rung3_is_the_dataflow_kernel_plus_nk_link_config(library, tmp_path):
     assert code(library, "binary_ops/add", 3) .replace("3 (multi_cu)", "2 (dataflow)") \
         .splitlines()[2:] == code(library, "binary_ops/add", 2).splitlines()[2:]
-    sources = generate(plan(library.get("binary_ops/add"), 3, "float32"), tmp_path)
+    p = plan(library.get("binary_ops/add"), 3, "float32")
+    sources = generate(p, tmp_path, platforms.load("u55c"))
     config = sources.link_config.read_text()
     assert "[connectivity]" in config and "nk=add_f32:4" in config
-    assert "sp=add_f32_4.out:DDR[3]" in config
+    assert "sp=add_f32_4.out:HBM[3]" in config
+    assert generate(p, tmp_path / "none").link_config is None  # no platform, no config
+
+
+@pytest.mark.parametrize("platform_name", ["u55c", "u280", "u250"])
+def test_rung3_link_config_names_banks_of_its_platform(library, platform_name):
+    """Every sp= line of every rung-3 link.cfg names a bank the platform file lists, one
+    bank per compute unit, and the file says which platform it is for."""
+    platform = platforms.load(platform_name)
+    tags = {b.tag for b in platform.banks}
+    checked = 0
+    for kernel in library.kernels:
+        if 3 not in kernel.rungs:
+            continue
+        for dtype in kernel.dtypes:
+            p = plan(kernel, 3, dtype)
+            text = render_link_config(p, platform)
+            assert f"# Platform: {platform_name} ({platform.vitis_platform})" in text
+            sps = [line.split("=", 1)[1] for line in text.splitlines()
+                   if line.startswith("sp=")]
+            assert len(sps) == p.compute_units * len(p.pointers)
+            banks = {}
+            for sp in sps:
+                target, bank = sp.split(":", 1)
+                assert bank in tags, f"{p.top} on {platform_name}: {sp}"
+                banks.setdefault(target.split(".")[0], set()).add(bank)
+            assert all(len(b) == 1 for b in banks.values())  # one bank per CU
+            assert len(set().union(*banks.values())) == p.compute_units  # CUs apart
+            parsed = config.parse(text, "link.cfg")
+            assert [platform.resolve_banks(sp.memory)[0].tag for sp in parsed.sp] == \
+                [sp.split(":", 1)[1] for sp in sps]
+            checked += 1
+    assert checked >= 10
 
 
 def test_rung4_has_512_bit_ports_with_16_float_lanes(library):

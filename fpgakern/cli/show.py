@@ -7,10 +7,17 @@ from pathlib import Path
 import click
 from rich.syntax import Syntax
 
-from fpgakern.backends.hls.generator import context, render_kernel, templates_dir
+from fpgakern.backends.hls.generator import (
+    context,
+    render_kernel,
+    render_link_config,
+    templates_dir,
+)
 from fpgakern.backends.templates import render
 from fpgakern.cli._common import RUNG, console, load_library, specs_option
 from fpgakern.ladder import LAST_RUNG, plan
+from fpgakern.link import platforms
+from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 
 WHAT = ("kernel", "testbench", "link-config")
 
@@ -22,11 +29,14 @@ WHAT = ("kernel", "testbench", "link-config")
 @click.option("--dtype", default=None, help="Dtype to show (default: the kernel's first).")
 @click.option("--what", type=click.Choice(WHAT), default="kernel", show_default=True,
               help="Which generated file to show.")
+@click.option("--platform", "platform_name", default=DEFAULT_PLATFORM, show_default=True,
+              help="Platform whose banks the link config names "
+                   f"({', '.join(platforms.available())}) or a platform .yaml.")
 @click.option("--plain", is_flag=True,
               help="The code alone, no colours or line numbers (the default when piped).")
 @specs_option
-def command(kernel: str, opt: int, dtype: str | None, what: str, plain: bool,
-            specs: Path | None) -> None:
+def command(kernel: str, opt: int, dtype: str | None, what: str, platform_name: str,
+            plain: bool, specs: Path | None) -> None:
     """Show the generated HLS C++ of KERNEL at one rung, without building it.
 
     \b
@@ -43,7 +53,7 @@ def command(kernel: str, opt: int, dtype: str | None, what: str, plain: bool,
     else:
         if not p.rung.multi_cu:
             raise click.UsageError("only rung 3 (multi_cu) has a link config")
-        text = render(templates_dir(), k.kind, "link.cfg.j2", **context(p))
+        text = render_link_config(p, platforms.load(platform_name))
         lexer = "ini"
     if plain or not console.is_terminal:
         # Piped or redirected: the code itself, every line whole (rich would cut each at

@@ -141,10 +141,9 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     cu_kernels = {name: kernel for kernel, name in placed}
     port_sp = _resolve_sp(merged.sp, cu_kernels, platform)
     slrs = _resolve_slr(merged, cu_kernels, platform)
-    defaults = platform.default_banks
     cus = []
     for i, (kernel, name) in enumerate(placed):
-        default = (defaults[i % len(defaults)],)
+        default = (platform.cu_bank(i),)
         port_banks = tuple((p.name, port_sp.get((name, p.name.lower()), default))
                            for p in kernel.masters)
         cus.append(ComputeUnit(kernel, name, platform.cu_base + i * platform.cu_stride, i,
@@ -156,9 +155,11 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
 
 
 def _fit_build_config(item: LinkInput, platform: Platform, notes: list[str]) -> LinkConfig:
-    """A build's own link.cfg names banks of the card it was written for (rung 3 spreads
-    CUs over DDR[0:3]); on a card without them its sp= lines give way to the default
-    placement. A user's --config is not softened: there a wrong bank is an error."""
+    """A build's own link.cfg names banks of the platform it was written for (rung 3
+    spreads CUs over the default platform's banks, HBM[0:3] on u55c); on a card without
+    them its sp= lines give way to the default placement, which follows the same rule
+    (``Platform.cu_bank``). A user's --config is not softened: there a wrong bank is an
+    error."""
     kept = []
     for sp in item.config.sp:
         try:

@@ -82,6 +82,13 @@ class Platform:
     def default_banks(self) -> tuple[Bank, ...]:
         return tuple(b for b in self.banks if b.default) or self.banks[:1]
 
+    def cu_bank(self, index: int) -> Bank:
+        """The bank of the ``index``-th compute unit (from 0) whose ports no sp= places:
+        the default banks in turn, so that CUs do not share one bank's bandwidth. The
+        linker's default placement and rung 3's generated link.cfg both follow it."""
+        defaults = self.default_banks
+        return defaults[index % len(defaults)]
+
     def resolve_banks(self, ref: str) -> tuple[Bank, ...]:
         """The banks an sp= target names: ``DDR[0]``, ``HBM[0:3]``, a tag, or ``PLRAM3``."""
         ref = ref.strip()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from fpgakern import paths
 from fpgakern.backends.hls.cexpr import CSpelling
@@ -27,6 +28,24 @@ class HlsSources:
     def kernel_sources(self) -> tuple[Path, ...]:
         """What a Vitis compile (v++ -c) needs: the kernel and its headers."""
         return (self.kernel, *self.headers)
+
+
+class _Bank(Protocol):
+    @property
+    def tag(self) -> str: ...
+
+
+class LinkPlatform(Protocol):
+    """What rung 3's link.cfg reads of a platform (``fpgakern.link.platforms.Platform``):
+    its names and the bank each compute unit takes."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def vitis_platform(self) -> str: ...
+
+    def cu_bank(self, index: int) -> _Bank: ...
 
 
 def templates_dir() -> Path:
@@ -67,6 +86,14 @@ def render_kernel(plan: Plan) -> str:
     return render_template(plan, "kernel.cpp.j2")
 
 
+def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
+    """Rung 3's v++ link config for ``platform``: one bank per compute unit, from the
+    platform file (the bank the linker's default placement would give it)."""
+    banks = [platform.cu_bank(cu).tag for cu in range(plan.compute_units)]
+    return render(templates_dir(), plan.kernel.kind, "link.cfg.j2", **context(plan),
+                  platform=platform, cu_banks=banks)
+
+
 def sources_in(plan: Plan, folder: Path) -> HlsSources:
     """Where :func:`generate` puts the plan's files in ``folder``."""
     config = folder / "link.cfg" if plan.rung.multi_cu else None
@@ -74,13 +101,17 @@ def sources_in(plan: Plan, folder: Path) -> HlsSources:
                       tuple(folder / name for name in KERNEL_HEADERS), config)
 
 
-def generate(plan: Plan, out_dir: Path) -> HlsSources:
-    """Write the plan's HLS sources into ``out_dir`` and return where they are."""
+def generate(plan: Plan, out_dir: Path, platform: LinkPlatform | None = None) -> HlsSources:
+    """Write the plan's HLS sources into ``out_dir`` and return where they are. Rung 3's
+    link.cfg names a platform's banks: it is written for ``platform``, and left out
+    without one."""
     out = sources_in(plan, out_dir)
+    if platform is None:
+        out = replace(out, link_config=None)
     write_text_atomic(out.kernel, render_template(plan, "kernel.cpp.j2"))
     write_text_atomic(out.testbench, render_template(plan, "testbench.cpp.j2"))
     for header in out.headers:
         write_bytes_atomic(header, (templates_dir() / "include" / header.name).read_bytes())
-    if out.link_config:
-        write_text_atomic(out.link_config, render_template(plan, "link.cfg.j2"))
+    if out.link_config and platform is not None:
+        write_text_atomic(out.link_config, render_link_config(plan, platform))
     return out

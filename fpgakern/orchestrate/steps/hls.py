@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from fpgakern.backends import hls
+from fpgakern.link import platforms
+from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.util.text import plural
 
@@ -14,7 +16,9 @@ class Hls(Step):
     data = ("hls_templates", "!hls_templates/csim")
 
     def run(self, ctx: StepContext) -> StepOutcome:
-        sources = hls.generate(ctx.plan, ctx.work)
+        # Rung 3's link.cfg is written for the default platform, the one the build links
+        # its library for (`fpgakern link --platform` re-places CUs on another card).
+        sources = hls.generate(ctx.plan, ctx.work, platforms.load(DEFAULT_PLATFORM))
         files = [sources.kernel, sources.testbench, *sources.headers]
         if sources.link_config:
             files.append(sources.link_config)
