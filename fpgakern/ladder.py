@@ -111,6 +111,11 @@ class Plan:
     # hls::stream depth between the HLS dataflow stages (the RTL sizes its FIFOs from the
     # rung's bursts instead).
     stream_depth: int = 32
+    # The most elements one testbench case may hold: csim's largest cases are 1000
+    # random elements and 37 x 37 = 1369 pairs of float special values. The testbench
+    # refuses bigger cases, and every m_axi port's depth= covers this many (Vitis cosim
+    # sizes its memory model from depth=), see :meth:`cosim_depth`.
+    max_test_elements: int = 4096
 
     @property
     def phase_elements(self) -> int:
@@ -174,6 +179,13 @@ class Plan:
         if not self.rung.dataflow:
             return "gmem"
         return f"gmem{self.pointers.index(pointer)}"
+
+    def cosim_depth(self, pointer: str) -> int:
+        """depth= of a pointer's m_axi port: the words one kernel call may access for the
+        largest test case (a reduction writes one result word)."""
+        if self.kernel.is_reduction and pointer in self.kernel.outputs:
+            return 1
+        return -(-self.max_test_elements // self.lanes)
 
     @property
     def bundles(self) -> tuple[str, ...]:

@@ -70,4 +70,4 @@ def test_testbench_rejects_truncated_case(library, tmp_path):
     case = tmp_path / "case.bin"
     case.write_bytes(struct.pack("<if", 10, 1.0) + np.zeros(3, np.float32).tobytes())
     done = subprocess.run([binary, case, tmp_path / "out.bin"], capture_output=True, text=True)
-    assert done.returncode == 1 and "truncated" in done.stderr
+    assert done.returncode == 4 and "truncated" in done.stderr

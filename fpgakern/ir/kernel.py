@@ -9,7 +9,7 @@ from typing import Literal
 
 from fpgakern.ir import expr
 from fpgakern.ir.dtypes import DTYPES, DType
-from fpgakern.ir.ops import Op
+from fpgakern.ir.ops import Accuracy, Op
 
 # What shape of computation a kernel is; every generator and checker dispatches on it,
 # never on the folder (category) a spec sits in. Kinds to come (DESIGN.md): broadcast
@@ -91,6 +91,16 @@ class Kernel:
 
     def output_dtype(self, dtype_name: str) -> DType:
         return DTYPES[self.graph(dtype_name).dtype]
+
+    def accuracy(self, dtype_name: str) -> Accuracy:
+        """The loosest accuracy class among the ops the kernel applies (exact < ulp <
+        reduction); ulp bounds add up along a chain of inexact ops. Every verifier (csim's
+        testbench, fpgakern's own comparison) holds results to it."""
+        classes = [op.accuracy_for(dtype_name) for op in self.ops_used(dtype_name)]
+        if any(a.kind == "reduction" for a in classes):
+            return Accuracy("reduction")
+        ulps = sum(a.ulps for a in classes if a.kind == "ulp")
+        return Accuracy("ulp", ulps) if ulps else Accuracy("exact")
 
     def ops_used(self, dtype_name: str) -> list[Op]:
         """Each op the expression applies, once, in evaluation order."""

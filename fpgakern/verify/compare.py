@@ -59,6 +59,13 @@ def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     return np.abs(ordered_ints(expected) - ordered_ints(actual))
 
 
+def reduction_bound(reduced: np.ndarray) -> float:
+    """The absolute error a float reduction of ``reduced`` may have:
+    ``len * 2**-24 * sum(|x|)`` plus the smallest subnormal."""
+    magnitude = float(np.sum(np.abs(reduced.astype(np.float64))))
+    return reduced.size * _F32_EPS_HALF * magnitude + _F32_MIN_SUBNORMAL
+
+
 def compare(
     expected: np.ndarray,
     actual: np.ndarray,
@@ -92,8 +99,7 @@ def compare(
         else:
             if reduced is None:
                 raise ValueError("a reduction comparison needs the reduced values")
-            magnitude = float(np.sum(np.abs(reduced.astype(np.float64))))
-            bound = reduced.size * _F32_EPS_HALF * magnitude + _F32_MIN_SUBNORMAL
+            bound = reduction_bound(reduced)
             with np.errstate(invalid="ignore"):
                 error = np.abs(expected.astype(np.float64) - actual.astype(np.float64))
                 close = np.isfinite(expected) & (error <= bound)
@@ -105,10 +111,5 @@ def compare(
 
 
 def accuracy_of(kernel: Kernel, dtype_name: str) -> Accuracy:
-    """The loosest accuracy class among the ops a kernel applies (exact < ulp < reduction);
-    ulp bounds add up along a chain of inexact ops."""
-    classes = [op.accuracy_for(dtype_name) for op in kernel.ops_used(dtype_name)]
-    if any(a.kind == "reduction" for a in classes):
-        return Accuracy("reduction")
-    ulps = sum(a.ulps for a in classes if a.kind == "ulp")
-    return Accuracy("ulp", ulps) if ulps else Accuracy("exact")
+    """The kernel's accuracy class (:meth:`Kernel.accuracy`)."""
+    return kernel.accuracy(dtype_name)

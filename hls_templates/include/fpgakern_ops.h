@@ -17,15 +17,16 @@ namespace fk {
 constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
 constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr float kFloatInf = std::numeric_limits<float>::infinity();
+constexpr float kFloatNaN = std::numeric_limits<float>::quiet_NaN();  // the canonical quiet NaN
 
 // IEEE 754-2019 maximum/minimum: NaN propagates, and -0 orders below +0.
 inline float maximum(float a, float b) {
-    if (a != a || b != b) return hls::nan("");
+    if (a != a || b != b) return kFloatNaN;
     if (a == b) return hls::signbit(a) ? b : a;
     return a > b ? a : b;
 }
 inline float minimum(float a, float b) {
-    if (a != a || b != b) return hls::nan("");
+    if (a != a || b != b) return kFloatNaN;
     if (a == b) return hls::signbit(a) ? a : b;
     return a < b ? a : b;
 }

@@ -72,6 +72,7 @@ def context(plan: Plan) -> dict[str, object]:
         "W": c.W,
         "body": body_template(plan),
         "reduce": plan.kernel.reduction,
+        "accuracy": plan.kernel.accuracy(plan.dtype.name),
         "spec_path": f"kernel_specs/{plan.kernel.category}/{plan.kernel.source.name}",
     }
 

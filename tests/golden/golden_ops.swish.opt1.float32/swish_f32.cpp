@@ -20,8 +20,8 @@ extern "C" void swish_f32(
     float* out,
     float beta,
     int n) {
-#pragma HLS INTERFACE m_axi port=x offset=slave bundle=gmem max_read_burst_length=256 max_write_burst_length=256
-#pragma HLS INTERFACE m_axi port=out offset=slave bundle=gmem max_read_burst_length=256 max_write_burst_length=256
+#pragma HLS INTERFACE m_axi port=x offset=slave bundle=gmem depth=4096 max_read_burst_length=256 max_write_burst_length=256
+#pragma HLS INTERFACE m_axi port=out offset=slave bundle=gmem depth=4096 max_read_burst_length=256 max_write_burst_length=256
 #pragma HLS INTERFACE s_axilite port=beta
 #pragma HLS INTERFACE s_axilite port=n
 #pragma HLS INTERFACE s_axilite port=return

@@ -54,6 +54,16 @@ struct fkemu_cu {
 
 static void fkemu_sw_invoke(fkemu_cu* cu);
 
+// The csim stand-in's hls_stream.h reports stream misuse here instead of ending the
+// process (the model runs inside the host program): the first message of a run.
+static std::string& fkemu_stream_misuse() {
+    static std::string message;
+    return message;
+}
+static void fkemu_record_stream_misuse(const char* message) {
+    if (fkemu_stream_misuse().empty()) fkemu_stream_misuse() = message;
+}
+
 extern "C" {
 
 int fkemu_abi_version(void) { return FKEMU_ABI_VERSION; }
@@ -79,10 +89,11 @@ int fkemu_cu_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
     if (offset == 0x00) {
         if (value & 0x1) {  // ap_start: run the kernel now
             cu->idle = false;
-            hls::csim_failed() = false;
+            fkemu_stream_misuse().clear();
+            fpgakern_csim::on_stream_misuse() = &fkemu_record_stream_misuse;
             fkemu_sw_invoke(cu);
-            if (hls::csim_failed() && cu->error.empty()) {
-                cu->error = "C simulation failed: hls::stream misuse (see stderr)";
+            if (!fkemu_stream_misuse().empty() && cu->error.empty()) {
+                cu->error = "C simulation failed: " + fkemu_stream_misuse();
             }
             cu->done = cu->ready = cu->idle = true;
             cu->regs[3] |= cu->regs[2] & 0x3;  // ISR |= IER (done and ready events)

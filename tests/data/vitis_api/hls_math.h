@@ -1,0 +1,17 @@
+// The part of Vitis HLS's hls_math.h that generated code may use: declarations only.
+#ifndef FPGAKERN_VITIS_API_HLS_MATH_H
+#define FPGAKERN_VITIS_API_HLS_MATH_H
+
+namespace hls {
+
+float exp(float x);
+float sqrt(float x);
+float fma(float x, float y, float z);
+float fabs(float x);
+int signbit(float x);
+double nan(const char* tag);
+float nanf(const char* tag);
+
+}  // namespace hls
+
+#endif
