@@ -18,6 +18,9 @@ from fpgakern.link.sections import CLOCK_TYPE_IDS, MAX_INTERRUPT_ID, MEM_TYPE_ID
 from fpgakern.spec import yamlpos
 
 PLATFORMS_DIR = Path(__file__).resolve().parent / "platforms"
+# The platform fpgakern builds for unless told otherwise: the library link of
+# `fpgakern build` and rung 3's link.cfg (32 HBM pseudo-channels: room for every port).
+DEFAULT = "u55c"
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)i?B?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # "DDR[1]", "HBM[0:31]", and the older "bank0" / "PLRAM3" spellings v++ also accepts

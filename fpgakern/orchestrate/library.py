@@ -13,11 +13,12 @@ from pathlib import Path
 
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
+from fpgakern.link import platforms
 from fpgakern.orchestrate.step import sources
 from fpgakern.orchestrate.task import GOOD, SKIPPED, BuildResult
 from fpgakern.util.files import sha256_file, sha256_text, write_bytes_atomic, write_text_atomic
 
-DEFAULT_PLATFORM = "u55c"  # 32 HBM pseudo-channels: room for the whole library's ports
+DEFAULT_PLATFORM = platforms.DEFAULT
 LIBRARY_DIR = "library"
 
 
@@ -52,7 +53,7 @@ def _chosen(result: BuildResult) -> tuple[Choice, list[str]]:
 
 def link_library(result: BuildResult, platform_name: str = DEFAULT_PLATFORM) -> LibraryLink:
     # The linker is imported here so that builds which do not link never load it.
-    from fpgakern.link import config, linker, platforms, repro, resolve, xclbin
+    from fpgakern.link import config, linker, repro, resolve, xclbin
 
     chosen, left_out = _chosen(result)
     if not chosen:

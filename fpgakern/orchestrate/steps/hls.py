@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fpgakern.backends import hls
 from fpgakern.link import platforms
-from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.util.text import plural
 
@@ -18,7 +17,7 @@ class Hls(Step):
     def run(self, ctx: StepContext) -> StepOutcome:
         # Rung 3's link.cfg is written for the default platform, the one the build links
         # its library for (`fpgakern link --platform` re-places CUs on another card).
-        sources = hls.generate(ctx.plan, ctx.work, platforms.load(DEFAULT_PLATFORM))
+        sources = hls.generate(ctx.plan, ctx.work, platforms.load(platforms.DEFAULT))
         files = [sources.kernel, sources.testbench, *sources.headers]
         if sources.link_config:
             files.append(sources.link_config)
