@@ -4,8 +4,6 @@ the special values (every pair for binary kernels), with the op table's accuracy
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from conftest import device_for, hw_params, sw_variants, variant
@@ -53,16 +51,14 @@ def test_rung3_splits_over_four_cus():
     assert handle(a[:2], a[:2]).size == 2 and handle.last_call.compute_units == 2
 
 
-def test_one_million_add_rung3_hw_emu_under_ten_seconds():
-    """The README's example: 1M float32 elements, 4 CUs, hw_emu, under 10 s, with cycles."""
+def test_one_million_add_rung3_hw_emu_with_cycles():
+    """The README's example: 1M float32 elements over 4 CUs on hw_emu, with cycles. (How
+    fast the emulation runs is benchmarks/sim_speed.py's business, not a test's.)"""
     handle = device_for("binary_ops/add", 3, "float32", "hw_emu").kernel("binary_ops/add")
     rng = np.random.default_rng(6)
     a, b = (rng.standard_normal(1_000_000).astype(np.float32) for _ in range(2))
-    started = time.perf_counter()
     out = handle(a, b, alpha=2.0)
-    seconds = time.perf_counter() - started
     np.testing.assert_array_equal(out, (a + np.float32(2.0) * b).astype(np.float32))
-    assert seconds < 10, seconds
     cycles = handle.last_call.cycles
     # 250 000 elements per CU at about one element per cycle, plus latency.
     assert 250_000 <= cycles < 300_000, cycles
