@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import shutil
 import tempfile
@@ -20,15 +19,13 @@ from pathlib import Path
 
 from fpgakern.errors import ToolError
 from fpgakern.paths import cache_dir
+from fpgakern.util.files import sha256_text
 
 
 def key_of(*parts: str | bytes) -> str:
-    """A short content hash of ``parts`` (each separated, so ("ab", "c") != ("a", "bc"))."""
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part if isinstance(part, bytes) else part.encode())
-        digest.update(b"\0")
-    return digest.hexdigest()[:20]
+    """A short content hash of ``parts`` (each separated, so ("ab", "c") != ("a", "bc")):
+    :func:`sha256_text` cut to the 20 hex digits a cache folder name carries."""
+    return sha256_text(*parts)[:20]
 
 
 @contextlib.contextmanager

