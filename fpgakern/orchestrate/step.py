@@ -205,33 +205,15 @@ def _scan(path: Path, module: str | None) -> _Scan:
 
 def _opened(text: str, path: Path) -> set[str]:
     """The data folders a module opens: ``data_dir("sim")``, or ``data_dir(SIM)`` with
-    ``SIM = "sim"`` at the module's top level. Only the statements on lines that say
-    ``data_dir`` are searched, docstrings left out: walking every expression of a file
-    would cost more than the rest of the key."""
+    ``SIM = "sim"`` at the module's top level. (Only files that mention ``data_dir`` are
+    parsed, a handful, so walking the whole tree costs a few milliseconds per process.)"""
     tree = ast.parse(text, str(path))
-    lines = {n for n, line in enumerate(text.splitlines(), 1) if "data_dir" in line}
     constants = {target.id: node.value.value for node in tree.body
                  if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
                  and isinstance(node.value.value, str)
                  for target in node.targets if isinstance(target, ast.Name)}
-    calls: list[ast.AST] = []
-    todo: list[ast.stmt] = list(tree.body)
-    while todo:
-        statement = todo.pop()
-        first = getattr(statement, "lineno", None)  # a match case has no lines: search it
-        end = getattr(statement, "end_lineno", None) or first
-        if (first and end and not any(first <= n <= end for n in lines)) or (
-                isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)):
-            continue
-        for field_name, value in ast.iter_fields(statement):
-            items = value if isinstance(value, list) else [value]
-            if field_name in _BODIES:  # nested statements: each searched on its own
-                todo.extend(items)
-            else:
-                calls += [n for item in items if isinstance(item, ast.AST)
-                          for n in ast.walk(item)]
     opened = set()
-    for node in calls:
+    for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _name_of(node.func) == "data_dir" and node.args:
             arg = node.args[0]
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
@@ -239,10 +221,6 @@ def _opened(text: str, path: Path) -> set[str]:
             elif isinstance(arg, ast.Name) and arg.id in constants:
                 opened.add(constants[arg.id])
     return opened
-
-
-# The fields of a statement that hold statements.
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 # Imported names whose distribution is named otherwise. Others are looked up by their
