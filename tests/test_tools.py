@@ -1,15 +1,17 @@
 """The tools floor: Verilator's runtime is compiled once per distinct compile command and
-reused, products are built once per key, and a failure is a clear ToolError."""
+reused, products are built once per key, and a failure (a tool missing, failing or hanging)
+is a clear one-line ToolError."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from fpgakern.errors import ToolError
-from fpgakern.tools import verilator
+from fpgakern.tools import gxx, verilator
 from fpgakern.tools.cache import cached_build
 from fpgakern.tools.verilator_build import runtime_plan, verilate
 from fpgakern.verify import opsim
@@ -118,3 +120,53 @@ def test_failed_build_is_a_tool_error_and_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(ToolError):
         cached_build("kind", "name", "k2", "sim", build)
     assert not [p for p in (tmp_path / "cache" / "kind").iterdir() if not p.name.endswith(".lock")]
+
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+
+
+def _one_line(err: pytest.ExceptionInfo[ToolError]) -> str:
+    message = str(err.value)
+    assert "\n" not in message and "Traceback" not in message, message
+    return message
+
+
+@needs_gxx
+def test_gxx_compiles_and_a_compile_error_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("CXX", raising=False)
+    good, bad = tmp_path / "good.cpp", tmp_path / "bad.cpp"
+    good.write_text("int main() { return 0; }\n")
+    gxx.run([*gxx.FLAGS, str(good), "-o", str(tmp_path / "good")], "good.cpp")
+    assert subprocess.run([str(tmp_path / "good")], check=False).returncode == 0
+    # Two errors and a warning-as-error: the message quotes the first error and counts
+    # the rest.
+    bad.write_text("int f() { int unused; return 0; }\nint g() { return nope; }\n"
+                   "int h() { return nope2; }\n")
+    with pytest.raises(ToolError) as err:
+        gxx.run([*gxx.FLAGS, "-c", str(bad), "-o", str(tmp_path / "bad.o")], "bad.cpp")
+    message = _one_line(err)
+    assert message.startswith("g++ failed on bad.cpp: ") and "bad.cpp:1:" in message, message
+    assert "unused" in message and "more error lines)" in message, message
+
+
+def test_missing_gxx_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no g++ on PATH
+    with pytest.raises(ToolError) as err:
+        gxx.run(["--version"], "nothing")
+    assert _one_line(err).startswith("g++ not found"), str(err.value)
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
+    with pytest.raises(ToolError) as err:
+        gxx.identity()
+    assert "no-such-compiler was not found" in _one_line(err)
+    assert gxx.finds_header("cstdio") is False  # a probe without a compiler finds nothing
+
+
+def test_hung_gxx_is_one_line(tmp_path, monkeypatch):
+    slow = tmp_path / "slow-cxx"
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("CXX", str(slow))
+    with pytest.raises(ToolError) as err:
+        gxx.run(["x.cpp"], "x.cpp", timeout=0.5)
+    assert _one_line(err) == "g++ timed out after 0.5 s on x.cpp"

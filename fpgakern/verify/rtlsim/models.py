@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import shutil
-import subprocess
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,9 +61,7 @@ class Model:
 def wave_format() -> str:
     """"fst" when the C++ compiler finds lz4.h (Verilator's FST writer needs it, from
     apt's liblz4-dev), else "vcd", which needs nothing."""
-    probe = subprocess.run([gxx.compiler(), "-E", "-x", "c++", "-"], input="#include <lz4.h>\n",
-                           capture_output=True, text=True, check=False)
-    return "fst" if probe.returncode == 0 else "vcd"
+    return "fst" if gxx.finds_header("lz4.h") else "vcd"
 
 
 @functools.cache
