@@ -100,7 +100,7 @@ def interface(plan: Plan) -> KernelInterface:
     args: list[Arg] = []
     offset = FIRST_ARG_OFFSET
     for name in plan.pointers:
-        direction = "out" if name in plan.kernel.outputs else "in"
+        direction: Literal["in", "out"] = "out" if name in plan.kernel.outputs else "in"
         port = f"m_axi_{plan.bundle(name)}"
         args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
         offset += 0x0C

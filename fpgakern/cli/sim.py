@@ -22,7 +22,7 @@ from fpgakern.cli._common import (
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ir.kernel import Kernel
 from fpgakern.report.tables import print_table
-from fpgakern.verify.rtlsim import DEFAULT_LATENCY, SimResult, simulate
+from fpgakern.verify.rtlsim import DEFAULT_LATENCY, Memory, SimResult, simulate
 
 EPILOG = """\b
 Examples:
@@ -103,7 +103,7 @@ def _line(r: SimResult) -> str:
 @specs_option
 @json_option
 def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: str | None,
-            size: int, memory: str, latency: int, write_latency: int | None, waves: bool,
+            size: int, memory: Memory, latency: int, write_latency: int | None, waves: bool,
             specs: Path | None,
             as_json: bool) -> None:
     """Simulate kernels' generated RTL against the numpy reference.
@@ -121,10 +121,10 @@ def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: 
     if not jobs:
         raise UsageError("nothing to simulate for that selection")
     results: list[SimResult] = []
-    for kernel, r, d in jobs:
+    for kernel, rung_index, d in jobs:
         if not as_json:
-            err_console.print(f"[dim]simulating {kernel.qualname} opt{r} {d}...[/]")
-        results.append(simulate(kernel, r, d, size=size, memory=memory,  # type: ignore[arg-type]
+            err_console.print(f"[dim]simulating {kernel.qualname} opt{rung_index} {d}...[/]")
+        results.append(simulate(kernel, rung_index, d, size=size, memory=memory,
                                 latency=latency, write_latency=write_latency, waves=waves))
     if as_json:
         print_json({"results": [r.to_json() for r in results]})

@@ -57,7 +57,7 @@ _AST_BINARY = {
 }
 _AST_COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
                 ast.GtE: ">="}
-_AST_UNARY = {ast.USub: "-"}
+_AST_UNARY: dict[type[ast.unaryop], str] = {ast.USub: "-"}
 
 
 @dataclass(frozen=True)
@@ -218,8 +218,7 @@ class _Builder:
                 f"(defined for: {', '.join(sorted(entry.dtypes))})"
             )
         for n in operands:
-            problem = isinstance(n, Const) and value_problem(n.value, operand_dtype)
-            if problem:
+            if isinstance(n, Const) and (problem := value_problem(n.value, operand_dtype)):
                 raise ExprError(f"literal {shorten(repr(n.value))} in {name} is not a valid "
                                 f"{operand_dtype} ({problem})")
         typed = tuple(_retype_const(n, operand_dtype) for n in operands)

@@ -15,8 +15,10 @@ a real v++ and ignored by the open flow. Every error names ``file:line``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fpgakern.errors import UsageError, display_path
 
@@ -81,9 +83,9 @@ class LinkConfig:
 
     def merged(self, later: LinkConfig) -> LinkConfig:
         """This config overridden by ``later``: per kernel nk, per CU port sp, per CU slr."""
-        def keep(items: tuple, newer: tuple, key: object) -> tuple:
-            replaced = {key(x) for x in newer}  # type: ignore[operator]
-            return tuple(x for x in items if key(x) not in replaced) + newer  # type: ignore[operator]
+        def keep(items: tuple, newer: tuple, key: Callable[[Any], object]) -> tuple:
+            replaced = {key(x) for x in newer}
+            return tuple(x for x in items if key(x) not in replaced) + newer
 
         return LinkConfig(
             keep(self.nk, later.nk, lambda n: n.kernel),

@@ -86,8 +86,8 @@ def _bus(name: str, mode: str, width: int, addr_bits: int) -> BusInterface:
     table = AXI4_MASTER_SIGNALS if mode == "master" else AXI4LITE_SLAVE_SIGNALS
     signals = []
     for logical, direction, w in table:
-        bits = {None: width, "strb": width // 8, "addr": addr_bits}.get(w, w)  # type: ignore[arg-type]
-        signals.append((logical, Signal(f"{name}_{logical.lower()}", direction, int(bits))))
+        bits = w if isinstance(w, int) else {None: width, "strb": width // 8, "addr": addr_bits}[w]
+        signals.append((logical, Signal(f"{name}_{logical.lower()}", direction, bits)))
     return BusInterface(name, mode, width, tuple(signals))
 
 

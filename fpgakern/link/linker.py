@@ -115,7 +115,8 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     if not inputs:
         raise UsageError("nothing to link: name at least one kernel or .xo")
     _check_unique_kernels(inputs)
-    merged, notes = LinkConfig(), []
+    merged = LinkConfig()
+    notes: list[str] = []
     for item in inputs:
         merged = merged.merged(_fit_build_config(item, platform, notes))
     merged = merged.merged(config or LinkConfig())
@@ -127,8 +128,8 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
 
     placed: list[tuple[KernelDesc, str]] = []
     for item in inputs:
-        nk = merged.nk_for(item.kernel.name)
-        cu_names = nk.cu_names if nk else Nk(item.kernel.name, item.compute_units, ()).cu_names
+        chosen = merged.nk_for(item.kernel.name)
+        cu_names = (chosen or Nk(item.kernel.name, item.compute_units, ())).cu_names
         placed += [(item.kernel, name) for name in cu_names]
     duplicates = [n for n, c in Counter(n for _, n in placed).items() if c > 1]
     if duplicates:

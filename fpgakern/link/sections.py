@@ -96,9 +96,16 @@ class ArrayLayout:
 
 
 class _Entry(Protocol):
+    """What every section entry class offers: its layout, and its fields both ways."""
+
     SECTION: ClassVar[ArrayLayout]
 
     def fields(self) -> dict[str, Any]: ...
+
+    @classmethod
+    def from_fields(cls, f: dict[str, Any]) -> Self: ...
+
+    def to_json(self) -> dict[str, str]: ...
 
 
 E = TypeVar("E", bound=_Entry)
@@ -243,7 +250,7 @@ class ClockFreq:
 
 
 # Section kind -> the entry class its payload holds.
-ENTRY_TYPES: dict[int, type] = {
+ENTRY_TYPES: dict[int, type[_Entry]] = {
     SECTION_IDS["IP_LAYOUT"]: IpData,
     SECTION_IDS["MEM_TOPOLOGY"]: MemData,
     SECTION_IDS["ASK_GROUP_TOPOLOGY"]: MemData,
@@ -258,5 +265,4 @@ def encode(entries: list[E], entry_type: type[E]) -> bytes:
 
 
 def decode(payload: bytes, entry_type: type[E]) -> list[E]:
-    return [entry_type.from_fields(f)  # type: ignore[attr-defined]
-            for f in entry_type.SECTION.unpack(payload)]
+    return [entry_type.from_fields(f) for f in entry_type.SECTION.unpack(payload)]

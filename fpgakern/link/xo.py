@@ -163,7 +163,8 @@ def read_xo(source: Path | bytes, where: str | None = None) -> XoContents:
                          and "/ip_repo/" not in f"/{n}")
     index = next((n for n in names if n == XO_XML or n.endswith(".xo.xml")
                   or PurePosixPath(n).name == XO_XML), None)
-    version, ip, flows = "", "", ()
+    version, ip = "", ""
+    flows: tuple[str, ...] = ()
     kernel_dir = entry = None
     if index is None:
         problems.append(f"no {XO_XML} index in the archive")

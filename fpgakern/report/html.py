@@ -28,9 +28,9 @@ def ladder_charts(results: dict[str, Any]) -> list[dict[str, Any]]:
     charts: dict[tuple[str, str], list[tuple[int, float, float | None]]] = {}
     for v in results["variants"]:
         sim = next((t for t in v["tasks"] if t["step"] == "sim"), None)
-        rate = sim["data"].get("elements_per_cycle") if sim else None
-        if rate is None:
+        if sim is None or sim["data"].get("elements_per_cycle") is None:
             continue
+        rate = sim["data"]["elements_per_cycle"]
         ideal = sim["data"].get("ideal_elements_per_cycle")
         charts.setdefault((v["kernel"], v["dtype"]), []).append((v["rung"], rate, ideal))
     out = []

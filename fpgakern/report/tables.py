@@ -19,10 +19,11 @@ ELLIPSIS = "\u2026"  # how rich marks a cell it had to cut
 
 
 def _render(table: Table, width: int) -> str:
-    probe = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False,
+    text = io.StringIO()
+    probe = Console(file=text, width=width, color_system=None, force_terminal=False,
                     force_interactive=False, legacy_windows=False, highlight=False)
     probe.print(table)
-    return probe.file.getvalue()  # type: ignore[attr-defined]
+    return text.getvalue()
 
 
 def fits(console: Console, table: Table) -> bool:

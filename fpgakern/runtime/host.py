@@ -94,14 +94,14 @@ def scalar_bits(value: object, plan: Plan, name: str, where: str) -> int:
     dtype = plan.dtype
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value.item()
-    if not isinstance(value, numbers.Number) or isinstance(value, complex):
+    if not isinstance(value, numbers.Real):  # numpy's scalars register as Real too
         raise UsageError(f"{where}: scalar {name} must be a number, got {value!r}")
     if dtype.is_float:
         return int(np.array(value, dtype=np.float32).view(np.uint32))
     if isinstance(value, float) and not float(value).is_integer():
         raise UsageError(f"{where}: scalar {name}={value} is not an integer, and the kernel "
                          f"is {dtype.name}")
-    ivalue = int(value)  # type: ignore[call-overload]
+    ivalue = int(value) if isinstance(value, numbers.Integral) else int(float(value))
     if not -(2**31) <= ivalue < 2**31:
         raise UsageError(f"{where}: scalar {name}={ivalue} does not fit in int32")
     return ivalue & 0xFFFF_FFFF

@@ -72,7 +72,7 @@ class XrtTarget:
 
     def __init__(self, variant: Variant, xclbin: Path | None, device_index: int = 0) -> None:
         try:
-            import pyxrt  # type: ignore[import-not-found]
+            import pyxrt
         except ImportError:
             raise ToolError("target hw needs XRT's Python binding pyxrt: install XRT and "
                             "source /opt/xilinx/xrt/setup.sh (or use sw_emu / hw_emu)") from None

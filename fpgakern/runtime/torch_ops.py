@@ -42,6 +42,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -274,7 +275,8 @@ def _caller_stacklevel() -> int:
     """warnings' stacklevel of the first frame outside torch and this module: the user's
     call, however many torch dispatch frames sit between."""
     inside = (str(Path(torch.__file__).parent) + os.sep, __file__)
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_code.co_filename.startswith(inside):
         frame, level = frame.f_back, level + 1
     return level

@@ -151,7 +151,8 @@ def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
 
 def _load_category(folder: Path, origin: str = PROJECT) -> Category:
     category_doc = None
-    text, defaults = folder.name, {}
+    text = folder.name
+    defaults: dict[str, object] = {}
     # lexists: a dangling or looping _category.yaml is an error to report, not "absent".
     if os.path.lexists(folder / CATEGORY_FILE):
         category_doc = yamlpos.load(folder / CATEGORY_FILE)

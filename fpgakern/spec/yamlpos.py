@@ -229,7 +229,7 @@ class _Composer:
             raise SpecError(self.doc.file, line, _key_name(path),
                             f"number is {len(text)} characters long (at most "
                             f"{MAX_NUMBER_CHARS})")
-        node = yaml.ScalarNode(tag, text, event.start_mark, event.end_mark)
+        node = yaml.ScalarNode(tag, text)  # constructors read the value only, not the marks
         try:
             return yaml.SafeLoader.yaml_constructors[tag](_CONSTRUCTOR, node)
         except (ValueError, OverflowError, yaml.YAMLError):

