@@ -11,7 +11,10 @@ Each entry carries everything every layer needs about one operator:
 * ``hls_latency``: per dtype, the cycles Vitis HLS schedules the op over at
   :data:`HLS_CLOCK_MHZ` (for the ops that combine a reduction's partial results: it sizes
   the HLS accumulate loop's interleave);
-* ``accuracy``: the contract the verifiers enforce (bit-exact, or an ulp bound).
+* ``accuracy``: the contract the verifiers enforce (bit-exact, or an ulp bound);
+* ``vitis``: what real Vitis HLS builds from the float32 HLS spelling (its core, how it
+  treats subnormals, its ulp bound), which docs/vitis.md tabulates and the flushing C
+  simulation (``fpgakern csim --hls-flush-subnormals``) models.
 
 Adding an elementwise operator means adding one entry here (and, at most, one RTL
 operator file); the parser, type checker, generators and verifiers read it from here.
@@ -59,6 +62,57 @@ EXACT = Accuracy("exact")
 HLS_CLOCK_MHZ = 300
 
 
+Subnormals = Literal["flush", "compare", "exact"]
+
+
+@dataclass(frozen=True)
+class VitisImpl:
+    """What Vitis HLS makes of an op's float32 HLS spelling (docs/vitis.md cites sources).
+
+    ``core``: what Vitis binds the operation to. ``subnormals``: ``flush`` (the
+    Floating-Point Operator core's rule: subnormal operands count as zero of their sign,
+    and subnormal results become zero of their sign), ``compare`` (a comparison that
+    sees subnormal operands as zero; a selected operand passes through unchanged) or
+    ``exact`` (sign-bit logic or integer-only values: no subnormal is ever changed).
+    ``accuracy``: the rounding or ulp bound of the Vitis implementation, as documented
+    (or stated as unconfirmed). ``csim``: what fpgakern's C simulation computes instead
+    (x86 SSE arithmetic and glibc, through ``hls_templates/csim``).
+    """
+
+    core: str
+    subnormals: Subnormals
+    accuracy: str
+    csim: str = "x86 SSE, IEEE (bit-exact)"
+
+
+# The Floating-Point Operator core's arithmetic, for the ops Vitis binds to it.
+_RNE = "round to nearest even (0.5 ulp)"
+
+
+def _fp_core(op: str) -> VitisImpl:
+    return VitisImpl(f"Floating-Point Operator core ({op})", "flush", _RNE)
+
+
+_COMPARE = VitisImpl("fcmp (comparator) + select", "compare", "exact")
+_RELU = VitisImpl("fcmp against 0 + select", "compare", "exact")
+_NEG = VitisImpl("sign-bit flip (logic)", "exact", "exact")
+_ABS = VitisImpl("hls::fabs: sign-bit clear (logic)", "exact", "exact")
+# UG1399 documents no implementation or accuracy for hls::fma (docs/vitis.md, "fma").
+_FMA = VitisImpl("hls::fma: not documented (fused, or fmul then fadd)", "flush",
+                 "one rounding not confirmed; fmul then fadd rounds twice",
+                 "glibc fmaf, one rounding (bit-exact)")
+_EXP = VitisImpl("hls::exp (HLS math library, bit-approximate)", "flush",
+                 "typically 1-4 ulp", "glibc expf (< 1 ulp)")
+_SIGMOID = VitisImpl("hls::exp, then fadd and fdiv", "flush",
+                     "exp's 1-4 ulp plus two roundings (not measured)",
+                     "glibc expf, then IEEE add and divide")
+# Conversions: an int32 never converts to a subnormal, and a subnormal truncates to 0
+# whether or not it is flushed first.
+_TO_FLOAT = VitisImpl("Floating-Point Operator core (int to float)", "exact", _RNE)
+_TO_INT = VitisImpl("Floating-Point Operator core (float to int)", "exact",
+                    "exact (truncation)")
+
+
 @dataclass(frozen=True)
 class RtlImpl:
     """The RTL operator module implementing an op for one dtype.
@@ -102,6 +156,9 @@ class Op:
     identity: Mapping[str, float | int] = field(default_factory=dict)
     # Cycles Vitis HLS takes for the op at HLS_CLOCK_MHZ, per dtype (combine ops only).
     hls_latency: Mapping[str, int] = field(default_factory=dict)
+    # What real Vitis HLS builds for the float32 spelling (every op with a float32 operand
+    # or result has one; _check_table holds it to that).
+    vitis: VitisImpl | None = None
 
     def accuracy_for(self, dtype_name: str) -> Accuracy:
         if isinstance(self.accuracy, Accuracy):
@@ -332,57 +389,70 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op("add", 2, "elementwise", BOTH, _add, "({0} + {1})", "sum", symbol="+",
        rtl={"float32": RtlImpl("fk_fp32_add", 6),
             "int32": RtlImpl("fk_int32_add", 1)},
-       hls_latency={"float32": 7, "int32": 1}),
+       hls_latency={"float32": 7, "int32": 1},
+       vitis=_fp_core("fadd")),
     Op("sub", 2, "elementwise", BOTH, _sub, "({0} - {1})", "difference", symbol="-",
        rtl={"float32": RtlImpl("fk_fp32_sub", 6),
-            "int32": RtlImpl("fk_int32_sub", 1)}),
+            "int32": RtlImpl("fk_int32_sub", 1)},
+       vitis=_fp_core("fsub")),
     Op("mul", 2, "elementwise", BOTH, _mul, "({0} * {1})", "product", symbol="*",
        rtl={"float32": RtlImpl("fk_fp32_mul", 6),
-            "int32": RtlImpl("fk_int32_mul", 3)}),
+            "int32": RtlImpl("fk_int32_mul", 3)},
+       vitis=_fp_core("fmul")),
     Op("fma", 3, "elementwise", BOTH, _fma, "fk::fma({0}, {1}, {2})",
        "fused multiply-add x*y + z, one rounding; int32 wraps",
        rtl={"float32": RtlImpl("fk_fp32_fma", 8),
-            "int32": RtlImpl("fk_int32_fma", 3)}),
+            "int32": RtlImpl("fk_int32_fma", 3)},
+       vitis=_FMA),
     Op(
         "div", 2, "elementwise", BOTH, _div, "fk::div({0}, {1})",
         "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1", symbol="/",
         rtl={"float32": RtlImpl("fk_fp32_div", 18),
              "int32": RtlImpl("fk_int32_div", 18)},
+        vitis=_fp_core("fdiv"),
     ),
     Op("maximum", 2, "elementwise", BOTH, _maximum, "fk::maximum({0}, {1})",
        "larger operand; NaN propagates, -0 < +0",
        rtl={"float32": RtlImpl("fk_fp32_maximum", 1),
             "int32": RtlImpl("fk_int32_maximum", 1)},
-       hls_latency={"float32": 3, "int32": 1}),
+       hls_latency={"float32": 3, "int32": 1},
+       vitis=_COMPARE),
     Op("minimum", 2, "elementwise", BOTH, _minimum, "fk::minimum({0}, {1})",
        "smaller operand; NaN propagates, -0 < +0",
        rtl={"float32": RtlImpl("fk_fp32_minimum", 1),
             "int32": RtlImpl("fk_int32_minimum", 1)},
-       hls_latency={"float32": 3, "int32": 1}),
+       hls_latency={"float32": 3, "int32": 1},
+       vitis=_COMPARE),
     Op("eq", 2, "elementwise", BOTH, _compare(np.equal), "({0} == {1})", "a == b",
        symbol="==", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_eq", 1),
-            "int32": RtlImpl("fk_int32_eq", 1)}),
+            "int32": RtlImpl("fk_int32_eq", 1)},
+       vitis=_COMPARE),
     Op("ne", 2, "elementwise", BOTH, _compare(np.not_equal), "({0} != {1})", "a != b",
        symbol="!=", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_ne", 1),
-            "int32": RtlImpl("fk_int32_ne", 1)}),
+            "int32": RtlImpl("fk_int32_ne", 1)},
+       vitis=_COMPARE),
     Op("lt", 2, "elementwise", BOTH, _compare(np.less), "({0} < {1})", "a < b",
        symbol="<", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_lt", 1),
-            "int32": RtlImpl("fk_int32_lt", 1)}),
+            "int32": RtlImpl("fk_int32_lt", 1)},
+       vitis=_COMPARE),
     Op("le", 2, "elementwise", BOTH, _compare(np.less_equal), "({0} <= {1})", "a <= b",
        symbol="<=", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_le", 1),
-            "int32": RtlImpl("fk_int32_le", 1)}),
+            "int32": RtlImpl("fk_int32_le", 1)},
+       vitis=_COMPARE),
     Op("gt", 2, "elementwise", BOTH, _compare(np.greater), "({0} > {1})", "a > b",
        symbol=">", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_gt", 1),
-            "int32": RtlImpl("fk_int32_gt", 1)}),
+            "int32": RtlImpl("fk_int32_gt", 1)},
+       vitis=_COMPARE),
     Op("ge", 2, "elementwise", BOTH, _compare(np.greater_equal), "({0} >= {1})", "a >= b",
        symbol=">=", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_ge", 1),
-            "int32": RtlImpl("fk_int32_ge", 1)}),
+            "int32": RtlImpl("fk_int32_ge", 1)},
+       vitis=_COMPARE),
     Op("bitwise_and", 2, "elementwise", INT, _bitwise(np.bitwise_and), "({0} & {1})",
        "bitwise and", symbol="&",
        rtl={"int32": RtlImpl("fk_int32_bitwise_and", 0)}),
@@ -401,30 +471,38 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op("neg", 1, "elementwise", BOTH, _neg, "(-{0})", "negation (sign flip for float32)",
        symbol="-",
        rtl={"float32": RtlImpl("fk_fp32_neg", 0),
-            "int32": RtlImpl("fk_int32_neg", 1)}),
+            "int32": RtlImpl("fk_int32_neg", 1)},
+       vitis=_NEG),
     Op("abs", 1, "elementwise", BOTH, _abs, "fk::abs({0})", "absolute value",
        rtl={"float32": RtlImpl("fk_fp32_abs", 0),
-            "int32": RtlImpl("fk_int32_abs", 1)}),
+            "int32": RtlImpl("fk_int32_abs", 1)},
+       vitis=_ABS),
     Op("relu", 1, "elementwise", BOTH, _relu, "fk::relu({0})",
        "+0 for x < 0, else x; NaN and -0 pass",
        rtl={"float32": RtlImpl("fk_fp32_relu", 0),
-            "int32": RtlImpl("fk_int32_relu", 0)}),
+            "int32": RtlImpl("fk_int32_relu", 0)},
+       vitis=_RELU),
     Op("sqrt", 1, "elementwise", FLOAT, _sqrt, "hls::sqrt({0})",
        "square root, correctly rounded",
-       rtl={"float32": RtlImpl("fk_fp32_sqrt", 16)}),
+       rtl={"float32": RtlImpl("fk_fp32_sqrt", 16)},
+       vitis=_fp_core("fsqrt")),
     Op("exp", 1, "elementwise", FLOAT, _exp, "hls::exp({0})", "e to the x",
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp (docs/operators.md)
-       rtl={"float32": RtlImpl("fk_fp32_exp", 15)}),
+       rtl={"float32": RtlImpl("fk_fp32_exp", 15)},
+       vitis=_EXP),
     Op("sigmoid", 1, "elementwise", FLOAT, _sigmoid, "fk::sigmoid({0})",
        "1 / (1 + exp(-x))", accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp
-       rtl={"float32": RtlImpl("fk_fp32_sigmoid", 30)}),
+       rtl={"float32": RtlImpl("fk_fp32_sigmoid", 30)},
+       vitis=_SIGMOID),
     Op("to_float32", 1, "elementwise", INT, _to_float32, "static_cast<float>({0})",
        "int32 to float32, round to nearest even", result_dtype="float32",
-       rtl={"int32": RtlImpl("fk_int32_to_fp32", 4)}),
+       rtl={"int32": RtlImpl("fk_int32_to_fp32", 4)},
+       vitis=_TO_FLOAT),
     Op("to_int32", 1, "elementwise", FLOAT, _to_int32, "fk::to_int32({0})",
        "float32 to int32, truncating; NaN and out of range give INT32_MIN",
        result_dtype="int32",
-       rtl={"float32": RtlImpl("fk_fp32_to_int32", 2)}),
+       rtl={"float32": RtlImpl("fk_fp32_to_int32", 2)},
+       vitis=_TO_INT),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (
@@ -432,17 +510,20 @@ _REDUCTIONS: tuple[Op, ...] = (
        accuracy={"float32": Accuracy("reduction"), "int32": EXACT},
        combine="add", identity={"float32": -0.0, "int32": 0},
        rtl={"float32": RtlImpl("fk_reduce_fp32_sum", 34),
-            "int32": RtlImpl("fk_reduce_int32_sum", 3)}),
+            "int32": RtlImpl("fk_reduce_int32_sum", 3)},
+       vitis=_fp_core("fadd")),
     Op("max", 1, "reduce", BOTH, _reduce_max, "fk::maximum({0}, {1})",
        "largest element; NaN propagates",
        combine="maximum", identity={"float32": float("-inf"), "int32": int(_INT32_MIN)},
        rtl={"float32": RtlImpl("fk_reduce_fp32_max", 3),
-            "int32": RtlImpl("fk_reduce_int32_max", 3)}),
+            "int32": RtlImpl("fk_reduce_int32_max", 3)},
+       vitis=_COMPARE),
     Op("min", 1, "reduce", BOTH, _reduce_min, "fk::minimum({0}, {1})",
        "smallest element; NaN propagates",
        combine="minimum", identity={"float32": float("inf"), "int32": int(np.iinfo(np.int32).max)},
        rtl={"float32": RtlImpl("fk_reduce_fp32_min", 3),
-            "int32": RtlImpl("fk_reduce_int32_min", 3)}),
+            "int32": RtlImpl("fk_reduce_int32_min", 3)},
+       vitis=_COMPARE),
 )
 
 OPS: dict[str, Op] = {op.name: op for op in _ELEMENTWISE + _REDUCTIONS}
@@ -488,6 +569,10 @@ def _check_table() -> None:
                     assert entry.hls_partials(dtype) == entry.partials(dtype), (
                         f"op {entry.name}: the HLS C++ and the RTL must combine {dtype} "
                         f"partials in one order")
+        touches_float = "float32" in entry.dtypes or entry.result_dtype == "float32"
+        assert (entry.vitis is not None) == touches_float, (
+            f"op {entry.name}: an op with float32 operands or results states what Vitis "
+            f"builds for it (vitis=), and only such an op")
 
 
 _check_table()

@@ -8,6 +8,12 @@ and ``-ffp-contract=off`` (no fused multiply-add the expression did not ask for)
 HLS only: ``#pragma HLS`` lines and the loop labels that name loops in HLS reports.
 Compiled testbenches are built once per hash of everything that goes into them
 (``fpgakern.tools.cache``).
+
+``flush_subnormals`` models Vitis-built float hardware instead of IEEE: the testbench
+compiles with :data:`FLUSH_DEFINE`, which makes the stand-in headers flush subnormal
+operands and results to zero (``hls_templates/csim/hls_math.h``), and it is judged
+against :mod:`fpgakern.verify.flush`'s reference; each case also reports how its results
+compare with torch's (the default reference). The generated kernel is the same.
 """
 
 from __future__ import annotations
@@ -15,18 +21,20 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from fpgakern import paths
 from fpgakern.backends.hls import HlsSources
 from fpgakern.errors import ToolError
+from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text
 from fpgakern.util.text import plural
-from fpgakern.verify import compare, reference
+from fpgakern.verify import compare, flush, reference
 from fpgakern.verify.stimulus import Case
 
 # The testbench's exit status: every result matches the reference, or one differs (it
@@ -37,6 +45,7 @@ TB_MISMATCH = 1
 
 CXXFLAGS = (*gxx.FLAGS, "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv",
             "-ffp-contract=off")
+FLUSH_DEFINE = "-DFPGAKERN_CSIM_FLUSH_SUBNORMALS"
 
 
 @dataclass
@@ -44,10 +53,17 @@ class CaseResult:
     label: str
     size: int
     verdict: compare.Verdict
+    # Flushing runs only: the same results judged against torch's (IEEE) reference.
+    torch: compare.Verdict | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"label": self.label, "size": self.size, "passed": self.verdict.passed,
-                "detail": self.verdict.summary()}
+        out: dict[str, object] = {"label": self.label, "size": self.size,
+                                  "passed": self.verdict.passed,
+                                  "detail": self.verdict.summary()}
+        if self.torch is not None:
+            out["torch"] = {"matches": self.torch.passed, "differing": self.torch.mismatch_count,
+                            "detail": self.torch.summary()}
+        return out
 
 
 @dataclass
@@ -75,23 +91,25 @@ def csim_include_dir() -> Path:
     return paths.data_dir("hls_templates") / "csim"
 
 
-def compile_testbench(sources: HlsSources) -> Path:
-    """The testbench executable for ``sources``, compiled once per content hash."""
+def compile_testbench(sources: HlsSources, *, flush_subnormals: bool = False) -> Path:
+    """The testbench executable for ``sources``, compiled once per content hash (the
+    flags, and so the flush define, are part of it)."""
     include = csim_include_dir()
     inputs = [sources.kernel, sources.testbench, *sources.headers,
               *sorted(include.glob("*.h"))]
-    key = sha256_text(gxx.identity(), *CXXFLAGS,
+    flags = (*CXXFLAGS, FLUSH_DEFINE) if flush_subnormals else CXXFLAGS
+    key = sha256_text(gxx.identity(), *flags,
                       *(p.name + "\n" + p.read_text() for p in inputs))
 
     def build(staging: Path) -> None:
-        gxx.run([*CXXFLAGS, "-I", str(sources.kernel.parent), "-I", str(include),
+        gxx.run([*flags, "-I", str(sources.kernel.parent), "-I", str(include),
                  str(sources.kernel), str(sources.testbench), "-o", str(staging / "testbench")],
                 sources.kernel.name)
 
     return cached_build("csim", sources.kernel.stem, key[:24], "testbench", build) / "testbench"
 
 
-def write_case(case: Case, plan: Plan, path: Path) -> None:
+def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = False) -> None:
     """The testbench's case file: int32 n, the scalars, each input's elements, then the
     reference result the testbench checks the kernel's against (and, for a float
     reduction, the float64 error bound)."""
@@ -105,28 +123,51 @@ def write_case(case: Case, plan: Plan, path: Path) -> None:
               for s in kernel.scalars]
     parts += [np.ascontiguousarray(case.tensors[name], dtype=element).tobytes()
               for name in kernel.inputs]
-    expected = reference.expected_output(kernel, dtype_name, case)
+    oracle: Oracle = flush if flush_subnormals else reference
+    expected = oracle.expected_output(kernel, dtype_name, case)
     parts.append(np.ascontiguousarray(expected, dtype=kernel.output_dtype(dtype_name).numpy)
                  .tobytes())
     if kernel.accuracy(dtype_name).kind == "reduction":
-        reduced = reference.reduction_operand(kernel, dtype_name, case)
+        reduced = oracle.reduction_operand(kernel, dtype_name, case)
         parts.append(np.float64(compare.reduction_bound(reduced)).tobytes())
     path.write_bytes(b"".join(parts))
 
 
-def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path) -> CsimResult:
-    """Compile (or reuse) the testbench, run every case, compare with the reference.
+class Oracle(Protocol):
+    """What the results are judged against: the module reference, or flush."""
+
+    def expected_output(self, kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray: ...
+
+    def reduction_operand(self, kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray: ...
+
+
+def _judge(plan: Plan, case: Case, actual: np.ndarray, oracle: Oracle) -> compare.Verdict:
+    """``actual`` against ``oracle``'s expected output."""
+    dtype_name = plan.dtype.name
+    accuracy = compare.accuracy_of(plan.kernel, dtype_name)
+    expected = oracle.expected_output(plan.kernel, dtype_name, case)
+    reduced = (oracle.reduction_operand(plan.kernel, dtype_name, case)
+               if plan.kernel.is_reduction else None)
+    if actual.shape != expected.shape:
+        return compare.Verdict(False, expected.size, str(accuracy), mismatch_count=1)
+    return compare.compare(expected, actual, accuracy, reduced)
+
+
+def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path, *,
+        flush_subnormals: bool = False) -> CsimResult:
+    """Compile (or reuse) the testbench, run every case, compare with the reference
+    (with ``flush_subnormals``, the flushing one; see the module docstring).
 
     ``work_dir`` exists on return whatever the verdict, so that a caller can write its
     report there even when g++ rejected the kernel."""
     work_dir.mkdir(parents=True, exist_ok=True)
     try:
-        binary = compile_testbench(sources)
+        binary = compile_testbench(sources, flush_subnormals=flush_subnormals)
     except ToolError as err:
         return CsimResult(False, error=str(err))
     argv = [str(binary)]
     for i, case in enumerate(cases):
-        write_case(case, plan, work_dir / f"case{i}.bin")
+        write_case(case, plan, work_dir / f"case{i}.bin", flush_subnormals=flush_subnormals)
         argv += [str(work_dir / f"case{i}.bin"), str(work_dir / f"out{i}.bin")]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     (work_dir / "csim.log").write_text(done.stdout + done.stderr)
@@ -134,21 +175,14 @@ def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path) -> C
         lines = (done.stderr or done.stdout).strip().splitlines()
         reason = lines[0] if lines else f"exit code {done.returncode}"
         return CsimResult(False, error=f"testbench failed: {reason}")
-    dtype_name = plan.dtype.name
-    accuracy = compare.accuracy_of(plan.kernel, dtype_name)
-    out_dtype = plan.kernel.output_dtype(dtype_name).numpy
+    out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
+    oracle: Oracle = flush if flush_subnormals else reference
     results = []
     for i, case in enumerate(cases):
         actual = np.fromfile(work_dir / f"out{i}.bin", dtype=out_dtype)
-        expected = reference.expected_output(plan.kernel, dtype_name, case)
-        reduced = (reference.reduction_operand(plan.kernel, dtype_name, case)
-                   if plan.kernel.is_reduction else None)
-        if actual.shape != expected.shape:
-            verdict = compare.Verdict(False, expected.size, str(accuracy), mismatch_count=1)
-            verdict.mismatches = []
-        else:
-            verdict = compare.compare(expected, actual, accuracy, reduced)
-        results.append(CaseResult(case.label, case.size, verdict))
+        results.append(CaseResult(
+            case.label, case.size, _judge(plan, case, actual, oracle),
+            _judge(plan, case, actual, reference) if flush_subnormals else None))
     passed = all(r.verdict.passed for r in results)
     if passed != (done.returncode == TB_MATCH):
         # The testbench checks the results itself (as Vitis cosim needs); its verdict

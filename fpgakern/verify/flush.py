@@ -1,0 +1,142 @@
+"""The reference as Vitis-built float hardware computes it: subnormals flushed to zero.
+
+Vitis binds float add, subtract, multiply, divide and square root to the Floating-Point
+Operator core, which treats a subnormal operand as a zero of its sign and returns a zero
+of the result's sign where the result would be subnormal (docs/vitis.md gives the
+sources). :func:`expected_output` evaluates a kernel's graph as
+:func:`fpgakern.verify.reference.expected_output` does, but applies each op's
+``vitis.subnormals`` rule from the op table at every node:
+
+* ``flush``: operands flushed, the op's reference, the result flushed;
+* ``compare``: the decision is taken on flushed operands, and a selected operand passes
+  through with its own bits (a multiplexer does not flush), mirroring ``fk::maximum``,
+  ``fk::minimum`` and ``fk::relu`` in ``fpgakern_ops.h``;
+* ``exact``: the op's reference unchanged (sign-bit logic, conversions).
+
+Inputs reach the first op unchanged: memory and streams carry raw bits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from fpgakern.ir import expr
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ir.ops import Op
+from fpgakern.verify import reference
+from fpgakern.verify.stimulus import Case
+
+_EXPONENT = np.uint32(0x7F80_0000)
+_SIGN = np.uint32(0x8000_0000)
+_SMALLEST_NORMAL = float(np.finfo(np.float32).tiny)
+
+
+def flush(x: np.ndarray) -> np.ndarray:
+    """float32 subnormals replaced by a zero of their sign; anything else unchanged."""
+    if x.dtype != np.float32:
+        return x
+    bits = x.view(np.uint32)
+    subnormal = (bits & _EXPONENT) == 0
+    return np.where(subnormal, bits & _SIGN, bits).astype(np.uint32).view(np.float32)
+
+
+def _maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``fk::maximum`` with comparisons that see subnormals as zero."""
+    fa, fb = flush(a), flush(b)
+    with np.errstate(invalid="ignore"):
+        tie = np.where(np.signbit(a), b, a)
+        out = np.where(fa == fb, tie, np.where(fa > fb, a, b))
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), out).astype(np.float32)
+
+
+def _minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``fk::minimum`` with comparisons that see subnormals as zero."""
+    fa, fb = flush(a), flush(b)
+    with np.errstate(invalid="ignore"):
+        tie = np.where(np.signbit(a), a, b)
+        out = np.where(fa == fb, tie, np.where(fa < fb, a, b))
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), out).astype(np.float32)
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    """``fk::relu``: ``x < 0 ? 0 : x``, the comparison seeing subnormals as zero."""
+    with np.errstate(invalid="ignore"):
+        return np.where(flush(x) < 0, np.float32(0.0), x).astype(np.float32)
+
+
+def _fold(pick: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    """A max/min reduction as a left-to-right chain of ``pick``. The HLS kernel combines
+    in another order; the two differ only where several distinct subnormals of one sign
+    tie for the result as zeros (which raw one comes out depends on the order)."""
+    def reduce(x: np.ndarray) -> np.ndarray:
+        acc = x[:1].copy()
+        for i in range(1, x.size):
+            acc = pick(acc, x[i:i + 1])
+        return acc
+
+    return reduce
+
+
+def _fma_wide(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    return x * y + z  # the op table's _fma rounds to float32; its float64 form suffices here
+
+
+# float64 forms of the flush ops whose reference always returns float32.
+_WIDE: dict[str, Callable[..., np.ndarray]] = {"fma": _fma_wide}
+
+
+def _flushed(entry: Op, args: list[np.ndarray]) -> np.ndarray:
+    """A ``flush`` op: operands flushed, and a zero of the result's sign wherever the
+    exact result is below the smallest normal. Tininess is judged before rounding, as
+    x86's flush-to-zero mode does (which the flushing C simulation runs with): a product
+    just below 2**-126 that rounds up to it is flushed too. The exact result comes from
+    the op's reference in float64 (exact for add, subtract and multiply of float32
+    values; near enough for the rest to decide the comparison)."""
+    operands = [flush(a) for a in args]
+    narrow = entry.reference(*operands)
+    if narrow.dtype != np.float32:
+        return narrow
+    wide_operands = [a.astype(np.float64) if a.dtype == np.float32 else a for a in operands]
+    with np.errstate(all="ignore"):
+        wide = _WIDE.get(entry.name, entry.reference)(*wide_operands)
+        tiny = np.abs(np.asarray(wide, dtype=np.float64)) < _SMALLEST_NORMAL
+    return np.where(tiny, np.copysign(np.float32(0.0), narrow), narrow).astype(np.float32)
+
+
+# The ops whose float result is one of their operands, chosen by a comparison.
+_SELECTS: dict[str, Callable[..., np.ndarray]] = {
+    "maximum": _maximum, "minimum": _minimum, "relu": _relu,
+    "max": _fold(_maximum), "min": _fold(_minimum),
+}
+
+
+def apply(entry: Op, args: list[np.ndarray]) -> np.ndarray:
+    """One op on float32 hardware built by Vitis (see the module docstring)."""
+    rule = entry.vitis.subnormals if entry.vitis is not None else "exact"
+    if rule == "exact" or not any(a.dtype == np.float32 for a in args):
+        return entry.reference(*args)
+    if rule == "flush":
+        return _flushed(entry, args)
+    select = _SELECTS.get(entry.name)
+    if select is not None and args[0].dtype == np.float32:
+        return select(*args)
+    return entry.reference(*(flush(a) for a in args))  # a comparison's bool result
+
+
+def evaluate_node(node: expr.Node, case: Case, size: int) -> np.ndarray:
+    if isinstance(node, expr.Apply):
+        return apply(node.op, [evaluate_node(a, case, size) for a in node.args])
+    return reference.evaluate_node(node, case, size)
+
+
+def reduction_operand(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray:
+    """The values a reduction's combine sees: its body's results, flushed on the way in
+    (the combine op, fadd or fcmp, treats subnormal operands as zero)."""
+    return flush(evaluate_node(kernel.elementwise_body(dtype_name), case, case.size))
+
+
+def expected_output(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray:
+    """What Vitis-built hardware produces for ``case``, by the op table's rules."""
+    return evaluate_node(kernel.graph(dtype_name), case, case.size)
