@@ -130,3 +130,24 @@ def test_native_operators_flush_in_the_flushing_csim(library, tmp_path, name, a,
     want = flush.expected_output(p.kernel, "float32", case)
     assert np.array_equal(_bits(out_flush), _bits(want))
     assert (_bits(out_ieee) != _bits(out_flush)).any()
+
+
+def test_the_csim_command_shows_what_differs_from_torch(tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from fpgakern.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    done = runner.invoke(main, ["csim", "binary_ops/mul", "--opt", "1", "--dtype", "float32",
+                                "--hls-flush-subnormals", "--size", "64", "--json"])
+    assert done.exit_code == 0, done.output
+    (result,) = json.loads(done.output)["results"]
+    assert result["mode"] == "flush" and result["passed"]
+    specials = next(c for c in result["cases"] if c["label"] == "special_values")
+    assert specials["passed"] and specials["torch"]["differing"] > 0
+    assert (tmp_path / "build/binary_ops/mul/opt1/float32/csim-flush/csim.log").exists()
+    bad = runner.invoke(main, ["csim", "binary_ops/mul", "--opt", "1", "--dtype", "int8"])
+    assert bad.exit_code == 2 and bad.output.count("\n") == 1, bad.output

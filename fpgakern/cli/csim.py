@@ -1,0 +1,94 @@
+"""``fpgakern csim``: C simulation of the HLS C++, as IEEE or as Vitis-built hardware."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.text import Text
+
+from fpgakern import paths
+from fpgakern.backends.hls import generate
+from fpgakern.cli._common import (
+    RUNG,
+    console,
+    err_console,
+    json_option,
+    load_library,
+    print_json,
+    specs_option,
+)
+from fpgakern.errors import UsageError
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ladder import plan
+from fpgakern.verify import csim, stimulus
+
+EPILOG = """\b
+Examples:
+  fpgakern csim binary_ops/add --opt 2
+  fpgakern csim binary_ops/mul --opt 4 --hls-flush-subnormals
+  fpgakern csim 'unary_ops/*' --opt 2 --hls-flush-subnormals --json
+"""
+
+
+def _variants(kernels: list[Kernel], rung: int | None,
+              dtype: str | None) -> list[tuple[Kernel, int, str]]:
+    return [(k, r, d) for k in kernels
+            for r in ([rung] if rung is not None else list(k.rungs)) if r in k.rungs
+            for d in ([dtype] if dtype else list(k.dtypes)) if d in k.dtypes]
+
+
+@click.command("csim", epilog=EPILOG)
+@click.argument("kernels", nargs=-1, required=True)
+@click.option("--opt", "rung", type=RUNG, default=None,
+              help="This rung only (default: every rung of each kernel).")
+@click.option("--dtype", default=None, help="This dtype only (default: all).")
+@click.option("--size", type=click.IntRange(1, 4096), default=1000, show_default=True,
+              help="Elements of the random case (special-value cases are added).")
+@click.option("--hls-flush-subnormals", "flush", is_flag=True,
+              help="Compute as Vitis-built float hardware does: subnormal operands and "
+                   "results are zero (the Floating-Point Operator core), judged against a "
+                   "reference that flushes alike; each case says how it differs from torch.")
+@specs_option
+@json_option
+def command(kernels: tuple[str, ...], rung: int | None, dtype: str | None, size: int,
+            flush: bool, specs: Path | None, as_json: bool) -> None:
+    """Compile each variant's HLS C++ and testbench with g++ and run them.
+
+    The build's csim step does this too, with IEEE semantics; this command runs it on
+    its own, and with --hls-flush-subnormals shows what the C++ computes once Vitis binds
+    its float operations to the Floating-Point Operator core (docs/vitis.md). Output goes
+    to build/<category>/<kernel>/opt<N>/<dtype>/csim-ieee or csim-flush.
+    """
+    library = load_library(specs)
+    variants = _variants(library.select(list(kernels)), rung, dtype)
+    if not variants:
+        raise UsageError("nothing to simulate for that selection (check --opt and --dtype)")
+    root = paths.build_dir(library.root.parent)
+    mode = "flush" if flush else "ieee"
+    report = []
+    for kernel, r, d in variants:
+        p = plan(kernel, r, d)
+        where = paths.variant_dir(root, kernel.category, kernel.name, r, d)
+        if not as_json:
+            err_console.print(f"[dim]csim ({mode}) {kernel.qualname} opt{r} {d}...[/]")
+        sources = generate(p, where / f"csim-{mode}" / "src")
+        cases = stimulus.cases(kernel, p.dtype, size=size, lanes=max(p.lanes, 16))
+        result = csim.run(p, sources, cases, where / f"csim-{mode}", flush_subnormals=flush)
+        report.append({"kernel": kernel.qualname, "rung": r, "dtype": d, "mode": mode,
+                       **result.to_json()})
+        if as_json:
+            continue
+        verdict = ("pass", "green") if result.passed else ("FAIL", "red")
+        console.print(Text.assemble(verdict, f" {kernel.qualname} opt{r} {d} ({mode}): "
+                                    f"{result.summary()}"), soft_wrap=True)
+        for c in result.cases:
+            if c.torch is not None and not c.torch.passed:
+                console.print(Text(f"  {c.label}: {c.torch.mismatch_count} of "
+                                   f"{c.torch.compared} results differ from torch's"),
+                              soft_wrap=True)
+    if as_json:
+        print_json({"results": report})
+    if not all(entry["passed"] for entry in report):
+        sys.exit(1)
