@@ -79,10 +79,10 @@ def test_rung0_and_rung1_share_one_bundle(tmp_path):
         rtl = generate(plan(kernel("binary_ops/add"), rung, "int32"), tmp_path / str(rung))
         text = top_text(rtl)
         assert {b for b in re.findall(r"m_axi_(\w+?)_awvalid", text)} == {"gmem"}
-        assert f"MAX_BURST      = {burst};" in text
+        assert re.search(rf"MAX_BURST += {burst};", text)
         assert text.count("fk_axi_read #(") == 1 and text.count("fk_axi_write #(") == 1
-    assert "CHUNK          = 1;" in top_text(generate(
-        plan(kernel("binary_ops/add"), 0, "int32"), tmp_path / "again"))
+    assert re.search(r"CHUNK += 1;", top_text(generate(
+        plan(kernel("binary_ops/add"), 0, "int32"), tmp_path / "again")))
 
 
 @pytest.mark.parametrize("rung", [2, 3])
@@ -100,8 +100,10 @@ def test_rung3_is_the_rung2_kernel(tmp_path):
     k = kernel("binary_ops/add")
     two = generate(plan(k, 2, "float32"), tmp_path / "2")
     three = generate(plan(k, 3, "float32"), tmp_path / "3")
-    strip = lambda t: re.sub(r"// Kernel .*\n", "", re.sub(r"// \w+: Vitis RTL kernel.*\n", "", t))  # noqa: E731
+    # Only the header line naming the rung and its summary differs.
+    strip = lambda t: re.sub(r"// Vitis RTL kernel of .*\n", "", t)  # noqa: E731
     assert strip(top_text(two)) == strip(top_text(three))
+    assert top_text(two) != top_text(three)
 
 
 def test_rung4_has_512_bit_ports_and_16_lanes(tmp_path):
@@ -119,7 +121,7 @@ def test_rung4_has_512_bit_ports_and_16_lanes(tmp_path):
     assert datapath.count("fk_fp32_fma u_") == 1
     assert re.search(r"\.a\(sc_alpha\),\s*\.b\(in_b\),\s*\.c\(in_a\),", datapath)
     assert rtl.lanes == 16
-    assert "MAX_BURST      = 64;" in top_text(rtl)  # 64 x 64 B = one 4 KiB page
+    assert re.search(r"MAX_BURST += 64;", top_text(rtl))  # 64 x 64 B = one 4 KiB page
 
 
 def test_delay_balancing_follows_latencies(tmp_path):

@@ -14,5 +14,4 @@ fk_int32_compare.sv
 fk_lzc.sv
 fk_reduce_core.sv
 fk_reduce_ops.sv
-sum_f32_datapath.sv
 sum_f32.sv
