@@ -99,3 +99,51 @@ def execute(invocation: Invocation, cwd: Path | None = None) -> None:
             tail = "\n".join((done.stdout + done.stderr).splitlines()[-OUTPUT_TAIL_LINES:])
             raise ToolError(f"{shlex.join(cmd)} failed with exit code {done.returncode}:\n"
                             f"{tail}")
+
+
+HLS_PROJECT = "hls_prj"
+HLS_SOLUTION = "solution1"
+
+
+def _tcl_word(text: str) -> str:
+    """``text`` as one Tcl word: braces keep spaces and $ literal."""
+    if any(c in text for c in "{}\\"):
+        raise UsageError(f"path {text!r} cannot be quoted for Tcl (braces or backslash)")
+    return "{" + text + "}"
+
+
+def hls_script(plan: Plan, kernel_cpp: Path, testbench_cpp: Path, *, part: str,
+               clock_mhz: int, csim_argv: list[str], cosim_argv: list[str],
+               cosim: bool = True) -> str:
+    """A Vitis HLS Tcl script (UG1399 "Creating HLS Components" Tcl commands) for one
+    variant: C simulation (Vitis' own headers and hls_math, judged by the testbench
+    against torch's reference), C synthesis for the Vitis kernel flow, and C/RTL
+    co-simulation (judged against the flushing reference: Vitis-built float hardware
+    flushes subnormals). Run it with :func:`fpgakern.tools.vitis.run_script` in the
+    folder it is written to; the reports land under :func:`hls_reports`."""
+    include = kernel_cpp.parent
+    cflags = _tcl_word(f"-I{include}")
+    lines = [
+        f"# Vitis HLS script written by fpgakern for {plan.top} (opt{plan.rung.index}).",
+        f"open_project -reset {HLS_PROJECT}",
+        f"set_top {plan.top}",
+        f"add_files {_tcl_word(str(kernel_cpp))} -cflags {cflags}",
+        f"add_files -tb {_tcl_word(str(testbench_cpp))} -cflags {cflags}",
+        f"open_solution -reset {HLS_SOLUTION} -flow_target vitis",
+        f"set_part {_tcl_word(part)}",
+        f"create_clock -period {1000 / clock_mhz:.3f} -name default",  # ns
+        f"csim_design -argv {_tcl_word(' '.join(csim_argv))}",
+        "csynth_design",
+    ]
+    if cosim:
+        lines.append(f"cosim_design -argv {_tcl_word(' '.join(cosim_argv))}")
+    lines.append("exit")
+    return "\n".join(lines) + "\n"
+
+
+def hls_reports(script_dir: Path, top: str) -> tuple[Path, Path]:
+    """Where Vitis HLS writes ``<top>_csynth.xml`` and ``<top>_cosim.rpt`` for a script
+    of :func:`hls_script` run in ``script_dir``."""
+    solution = script_dir / HLS_PROJECT / HLS_SOLUTION
+    return (solution / "syn" / "report" / f"{top}_csynth.xml",
+            solution / "sim" / "report" / f"{top}_cosim.rpt")
