@@ -94,6 +94,7 @@ def _fp_core(op: str) -> VitisImpl:
 
 
 _COMPARE = VitisImpl("fcmp (comparator) + select", "compare", "exact")
+_FCMP = VitisImpl("fcmp (comparator)", "compare", "exact")
 _RELU = VitisImpl("fcmp against 0 + select", "compare", "exact")
 _NEG = VitisImpl("sign-bit flip (logic)", "exact", "exact")
 _ABS = VitisImpl("hls::fabs: sign-bit clear (logic)", "exact", "exact")
@@ -427,32 +428,32 @@ _ELEMENTWISE: tuple[Op, ...] = (
        symbol="==", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_eq", 1),
             "int32": RtlImpl("fk_int32_eq", 1)},
-       vitis=_COMPARE),
+       vitis=_FCMP),
     Op("ne", 2, "elementwise", BOTH, _compare(np.not_equal), "({0} != {1})", "a != b",
        symbol="!=", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_ne", 1),
             "int32": RtlImpl("fk_int32_ne", 1)},
-       vitis=_COMPARE),
+       vitis=_FCMP),
     Op("lt", 2, "elementwise", BOTH, _compare(np.less), "({0} < {1})", "a < b",
        symbol="<", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_lt", 1),
             "int32": RtlImpl("fk_int32_lt", 1)},
-       vitis=_COMPARE),
+       vitis=_FCMP),
     Op("le", 2, "elementwise", BOTH, _compare(np.less_equal), "({0} <= {1})", "a <= b",
        symbol="<=", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_le", 1),
             "int32": RtlImpl("fk_int32_le", 1)},
-       vitis=_COMPARE),
+       vitis=_FCMP),
     Op("gt", 2, "elementwise", BOTH, _compare(np.greater), "({0} > {1})", "a > b",
        symbol=">", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_gt", 1),
             "int32": RtlImpl("fk_int32_gt", 1)},
-       vitis=_COMPARE),
+       vitis=_FCMP),
     Op("ge", 2, "elementwise", BOTH, _compare(np.greater_equal), "({0} >= {1})", "a >= b",
        symbol=">=", result_dtype="bool",
        rtl={"float32": RtlImpl("fk_fp32_ge", 1),
             "int32": RtlImpl("fk_int32_ge", 1)},
-       vitis=_COMPARE),
+       vitis=_FCMP),
     Op("bitwise_and", 2, "elementwise", INT, _bitwise(np.bitwise_and), "({0} & {1})",
        "bitwise and", symbol="&",
        rtl={"int32": RtlImpl("fk_int32_bitwise_and", 0)}),
