@@ -7,7 +7,9 @@ read its flags.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from fpgakern import paths
@@ -47,6 +49,9 @@ class Rung:
     # Beats per burst the HLS kernel asks m_axi for (max_read/write_burst_length); None
     # keeps Vitis HLS's defaults.
     hls_burst: int | None = None
+    # Compute units chosen from the memory system (as many as its banks can feed), each
+    # port that moves data on a bank of its own where there are enough (rung 5).
+    spread_ports: bool = False
 
     @property
     def label(self) -> str:
@@ -65,6 +70,13 @@ _DATAFLOW = Rung(2, "dataflow", "read / compute / write in DATAFLOW, hls::stream
                  dataflow=True, read_burst=64, write_burst=16, read_outstanding=8,
                  write_outstanding=16, input_fifo_bursts=4, output_fifo_bursts=2)
 
+# The HLS kernel asks for the RTL's read bursts: one 4 KiB page of 512-bit beats.
+_VECTORIZED = replace(_DATAFLOW, index=4, name="vectorized",
+                      summary="512-bit ports, hls::vector lanes, dataflow",
+                      rtl_summary="lane-parallel datapath on 512-bit AXI ports, dataflow "
+                                  "engines",
+                      vector_bits=512, hls_burst=64)
+
 RUNGS: tuple[Rung, ...] = (
     # One element per phase: single-beat transfers, one transaction outstanding.
     Rung(0, "naive", "one loop over global memory, one m_axi bundle",
@@ -80,14 +92,38 @@ RUNGS: tuple[Rung, ...] = (
             rtl_summary="the dataflow kernel; each compute unit is one instance with its "
                         "own ports",
             multi_cu=True),
-    # The HLS kernel asks for the RTL's read bursts: one 4 KiB page of 512-bit beats.
-    replace(_DATAFLOW, index=4, name="vectorized",
-            summary="512-bit ports, hls::vector lanes, dataflow",
-            rtl_summary="lane-parallel datapath on 512-bit AXI ports, dataflow engines",
-            vector_bits=512, hls_burst=64),
+    _VECTORIZED,
 )
 LAST_RUNG = RUNGS[-1].index  # rungs are numbered 0..LAST_RUNG
 assert [r.index for r in RUNGS] == list(range(len(RUNGS))), "rungs are numbered in order"
+
+
+@dataclass(frozen=True)
+class MemorySystem:
+    """The memory banks a platform gives compute units' ports, as the ladder needs them:
+    each bank's tag and the bytes it moves per kernel-clock cycle (its bandwidth over
+    the kernel clock; None: no figure, no limit). Banks are in the platform's default
+    placement order (``Platform.cu_bank``): CU i's ports go to bank i mod len(banks)
+    unless placed port by port. ``fpgakern.link.platforms.Platform.memory_system``
+    makes one from a platform file."""
+
+    platform: str
+    banks: tuple[str, ...]
+    bytes_per_cycle: tuple[float | None, ...]
+    kernel_mhz: float
+
+    @property
+    def limited(self) -> bool:
+        return all(b is not None for b in self.bytes_per_cycle)
+
+
+# The memory system of the default platform (fpgakern.link.platforms.DEFAULT, u55c): 32
+# HBM pseudo-channels of 14.375 GB/s at the 300 MHz kernel clock. Rung 5 sizes itself
+# for it when no platform is named; tests/test_ladder.py holds it to the platform file.
+DEFAULT_MEMORY = MemorySystem("u55c", tuple(f"HBM[{i}]" for i in range(32)),
+                              (14.375e9 / 300e6,) * 32, 300.0)
+# The most compute units rung 5 considers (a platform allows up to 128).
+MAX_SPREAD_CUS = 64
 
 
 def rung(index: int) -> Rung:
@@ -116,6 +152,12 @@ class Plan:
     # refuses bigger cases, and every m_axi port's depth= covers this many (Vitis cosim
     # sizes its memory model from depth=), see :meth:`cosim_depth`.
     max_test_elements: int = 4096
+    # The platform's memory banks, for placing ports and bounding the ideal by bandwidth
+    # (None: memory without a bandwidth limit, every CU on a bank of its own).
+    memory: MemorySystem | None = None
+    # Each port on a bank of its own (an sp= per port) instead of the default placement,
+    # all of a CU's ports on one bank. Rung 5 always spreads its ports.
+    bank_per_port: bool = False
 
     @property
     def phase_elements(self) -> int:
@@ -165,8 +207,12 @@ class Plan:
         """Width of each m_axi port's data bus."""
         return self.rung.vector_bits or self.dtype.bits
 
-    @property
+    @cached_property
     def compute_units(self) -> int:
+        """CUs: the spec's N at rung 3; at rung 5 as many as the memory system feeds (the
+        fewest that reach the highest rate, :meth:`_spread_cus`); else 1."""
+        if self.rung.spread_ports:
+            return self._spread_cus()
         return self.kernel.compute_units if self.rung.multi_cu else 1
 
     @property
@@ -210,9 +256,9 @@ class Plan:
         return 1 if reduction is None else reduction.hls_partials(self.dtype.name)
 
     @property
-    def ideal_elements_per_cycle(self) -> float | None:
-        """What the rung's microarchitecture can reach at best, for comparing with the
-        simulated rate. Rung 0 is latency-bound: no meaningful ideal."""
+    def compute_elements_per_cycle(self) -> float | None:
+        """What the rung's microarchitecture can reach with memory that keeps up. Rung 0
+        is latency-bound: no meaningful figure."""
         if self.rung.index == 0:
             return None
         if self.rung.buffered:
@@ -221,13 +267,111 @@ class Plan:
             return 1.0 / (len(self.kernel.inputs) + 1)
         return float(self.lanes * self.compute_units)
 
+    def pointer_bytes(self, pointer: str) -> int:
+        """Bytes one element of the kernel's work moves through ``pointer``: an input's
+        element, an elementwise output's element; a reduction writes one word per call,
+        nothing per element."""
+        if pointer in self.kernel.outputs:
+            return 0 if self.kernel.is_reduction else \
+                self.kernel.output_dtype(self.dtype.name).bytes
+        return self.dtype.bytes
 
-def plan(kernel: Kernel, rung_index: int, dtype_name: str) -> Plan:
-    """The plan for one kernel x rung x dtype, after checking the kernel declares both."""
+    @property
+    def traffic_pointers(self) -> tuple[str, ...]:
+        """The pointers that move data per element (all but a reduction's output)."""
+        return tuple(p for p in self.pointers if self.pointer_bytes(p))
+
+    def port_bank(self, cu: int, pointer: str) -> int:
+        """The index in ``memory.banks`` of the bank ``pointer`` of compute unit ``cu``
+        uses. The default placement puts all of a CU's ports on its bank (CU i on bank
+        i); with a bank per port, the data-moving ports of all CUs take the banks in turn
+        (CU c's k-th on bank c * ports + k), and a reduction's output shares its CU's
+        first bank. Before dataflow a CU has one port (one bundle): one bank."""
+        banks = len(self.memory.banks) if self.memory else 1 << 30
+        spread = (self.bank_per_port or self.rung.spread_ports) and self.rung.dataflow
+        if not spread:
+            return cu % banks
+        traffic = self.traffic_pointers or self.pointers
+        index = traffic.index(pointer) if pointer in traffic else 0
+        return (cu * len(traffic) + index) % banks
+
+    def bank_tag(self, cu: int, pointer: str) -> str | None:
+        """The tag (``HBM[3]``) of :meth:`port_bank`; None without a memory system."""
+        return self.memory.banks[self.port_bank(cu, pointer)] if self.memory else None
+
+    def _memory_rate(self, cus: int) -> float | None:
+        """Elements per cycle the banks can feed with ``cus`` CUs splitting the work
+        evenly: every CU moves its share, so each bank must carry the bytes of all ports
+        placed on it, and the busiest bank (bytes per element over its bytes per cycle)
+        sets the pace. None without bandwidth figures."""
+        if self.memory is None or not self.memory.limited:
+            return None
+        load: dict[int, float] = {}
+        for cu in range(cus):
+            for pointer in self.pointers:
+                bank = self.port_bank(cu, pointer)
+                load[bank] = load.get(bank, 0.0) + self.pointer_bytes(pointer) / cus
+        speeds = self.memory.bytes_per_cycle
+        rates = [speed / bytes_ for b, bytes_ in load.items()
+                 if bytes_ > 0 and (speed := speeds[b]) is not None]
+        return min(rates) if rates else None
+
+    def _spread_cus(self) -> int:
+        """Rung 5's CU count: the fewest CUs whose rate (lanes x CUs, bounded by what the
+        banks feed with a bank per port) is the highest any count up to MAX_SPREAD_CUS
+        reaches. U55C, fp32 add: 3 ports per CU on 32 pseudo-channels, 10 CUs."""
+        memory = self.memory or DEFAULT_MEMORY
+        ports = max(1, len(self.traffic_pointers))
+        if not memory.limited:
+            return max(1, len(memory.banks) // ports)
+        probe = replace(self, memory=memory)
+        best, best_rate = 1, 0.0
+        for cus in range(1, MAX_SPREAD_CUS + 1):
+            rate = min(float(self.lanes * cus), probe._memory_rate(cus) or math.inf)
+            if rate > best_rate * (1 + 1e-9):
+                best, best_rate = cus, rate
+        return best
+
+    @property
+    def memory_elements_per_cycle(self) -> float | None:
+        """Elements per cycle the memory system feeds with this plan's CUs and port
+        placement; None without a memory system with bandwidth figures."""
+        return self._memory_rate(self.compute_units)
+
+    @property
+    def roofline_elements_per_cycle(self) -> float | None:
+        """The memory roofline of the platform: all its banks' bytes per cycle over the
+        bytes one element moves, whatever the placement."""
+        if self.memory is None or not self.memory.limited:
+            return None
+        per_element = sum(self.pointer_bytes(p) for p in self.pointers)
+        total = sum(b for b in self.memory.bytes_per_cycle if b is not None)
+        return total / per_element if per_element else None
+
+    @property
+    def ideal_elements_per_cycle(self) -> float | None:
+        """What the rung can reach at best on its memory system, for comparing with the
+        simulated rate: the lower of its compute rate and what its banks feed with its
+        port placement (the compute rate alone without a memory system)."""
+        compute = self.compute_elements_per_cycle
+        memory = self.memory_elements_per_cycle
+        if compute is None or memory is None:
+            return compute
+        return min(compute, memory)
+
+
+def plan(kernel: Kernel, rung_index: int, dtype_name: str, *,
+         memory: MemorySystem | None = None, bank_per_port: bool = False) -> Plan:
+    """The plan for one kernel x rung x dtype, after checking the kernel declares both.
+    ``memory`` is the platform's (``Platform.memory_system()``); rung 5, which is sized
+    by it, takes the default platform's when none is given."""
     if rung_index not in kernel.rungs:
         raise UsageError(f"{kernel.qualname} does not build rung {rung_index} "
                          f"(its rungs: {', '.join(map(str, kernel.rungs))})")
     if dtype_name not in kernel.dtypes:
         raise UsageError(f"{kernel.qualname} has no dtype {dtype_name!r} "
                          f"(its dtypes: {', '.join(kernel.dtypes)})")
-    return Plan(kernel, rung(rung_index), DTYPES[dtype_name])
+    chosen = rung(rung_index)
+    if memory is None and chosen.spread_ports:
+        memory = DEFAULT_MEMORY
+    return Plan(kernel, chosen, DTYPES[dtype_name], memory=memory, bank_per_port=bank_per_port)

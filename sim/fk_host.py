@@ -58,7 +58,9 @@ class FastMemory:
     per_cycle_python = False  # no Python coroutine needs the clock while a kernel runs
 
     def __init__(self, latency: int, stall_permille: int = 0, seed: int = 1,
-                 write_latency: int | None = None) -> None:
+                 write_latency: int | None = None,
+                 bank_bytes_per_cycle: list[float] | None = None,
+                 placement: dict[str, int] | None = None) -> None:
         lib = ctypes.CDLL(None)  # the simulation executable exports fk_mem_* (-rdynamic)
         u64, c = ctypes.c_ulonglong, ctypes
         lib.fk_mem_alloc.restype = u64
@@ -72,7 +74,15 @@ class FastMemory:
         lib.fk_mem_port_name.restype = c.c_char_p
         lib.fk_mem_port_describe.restype = c.c_char_p
         lib.fk_mem_port_stats.argtypes = [c.c_int, c.POINTER(u64), c.c_int]
+        lib.fk_mem_banks.argtypes = [c.c_int, c.POINTER(c.c_double)]
+        lib.fk_mem_place.argtypes = [c.c_char_p, c.c_int]
+        lib.fk_mem_bank_bytes.restype = u64
+        lib.fk_mem_bank_bytes.argtypes = [c.c_int]
         self.lib = lib
+        # Banks with their bytes per cycle and each port's bank (sim/fkmem/fk_axi_mem.h):
+        # the platform's bandwidth; none: no limit.
+        self.bank_bytes_per_cycle = list(bank_bytes_per_cycle or [])
+        self.placement = dict(placement or {})
         self.latency = latency
         self.write_latency = latency if write_latency is None else write_latency
         self.stall_permille = stall_permille
@@ -85,6 +95,15 @@ class FastMemory:
         self.lib.fk_mem_reset()
         self.lib.fk_mem_configure(self.latency, self.write_latency, 64, self.stall_permille,
                                   self.seed)
+        rates = self.bank_bytes_per_cycle
+        self.lib.fk_mem_banks(len(rates), (ctypes.c_double * max(len(rates), 1))(*rates))
+        for port, bank in self.placement.items():
+            self.lib.fk_mem_place(port.encode(), bank)
+
+    def bank_bytes(self) -> list[int]:
+        """Bytes each bank moved since the last reset (counted on limited banks)."""
+        return [int(self.lib.fk_mem_bank_bytes(i))
+                for i in range(len(self.bank_bytes_per_cycle))]
 
     def alloc(self, size: int, writable: bool, name: str, offset: int = 0) -> int:
         return int(self.lib.fk_mem_alloc(size, int(writable), name.encode(), offset))

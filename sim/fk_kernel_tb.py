@@ -20,6 +20,7 @@ from fk_host import FastMemory, Host, RamMemory, SimFailure
 
 from fpgakern.interface import interface
 from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ladder import MemorySystem
 from fpgakern.ladder import plan as make_plan
 from fpgakern.spec.library import Library
 from fpgakern.verify import compare, reference, stimulus
@@ -39,7 +40,8 @@ def timeout_for(p, n: int, latency: int) -> int:
 def make_memory(job: dict, p) -> FastMemory | RamMemory:
     if job["memory"] == "fast":
         return FastMemory(job["latency"], job.get("stall_permille", 0), job.get("seed", 1),
-                          job.get("write_latency"))
+                          job.get("write_latency"), job.get("bank_bytes_per_cycle"),
+                          job.get("placement"))
     prefixes = [f"cu{i}_m_axi_{b}" for i in range(job["cus"]) for b in p.bundles]
     return RamMemory(prefixes, job.get("ram_bytes", 1 << 26), job.get("backpressure", 0.0),
                      job.get("seed", 1))
@@ -64,7 +66,12 @@ def select_cases(job: dict, kernel, dtype) -> list[stimulus.Case]:
 async def run_kernel(dut) -> None:
     job = load_job()
     kernel = Library(Path(job["specs"])).get(job["kernel"])
-    p = make_plan(kernel, job["rung"], job["dtype"])
+    system = job.get("memory_system")
+    memory_system = None if system is None else MemorySystem(
+        system["platform"], tuple(system["banks"]), tuple(system["bytes_per_cycle"]),
+        system["kernel_mhz"])
+    p = make_plan(kernel, job["rung"], job["dtype"], memory=memory_system,
+                  bank_per_port=job.get("bank_per_port", False))
     dtype = DTYPES[job["dtype"]]
     memory = make_memory(job, p)
     host = Host(dut, p, interface(p), memory, job["cus"])
@@ -85,6 +92,8 @@ async def run_kernel(dut) -> None:
             entry.update(passed=verdict.passed, message=verdict.summary(), cycles=run.cycles,
                          wall_seconds=run.wall_seconds, cpu_seconds=run.cpu_seconds,
                          cus_used=len(run.outputs))
+            if isinstance(memory, FastMemory) and memory.bank_bytes_per_cycle:
+                entry["bank_bytes"] = memory.bank_bytes()
         except SimFailure as failure:
             entry.update(passed=False, message=str(failure), cycles=None)
         except Exception as error:  # a testbench bug: report it with its traceback

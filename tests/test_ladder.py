@@ -100,3 +100,58 @@ def test_no_literal_rung_bound_in_the_cli():
     for source in [*cli.glob("*.py"), paths.PACKAGE_DIR / "spec" / "schema.py"]:
         text = source.read_text()
         assert not re.search(r"IntRange\(0, \d\)|rungs are 0-\d|RUNG_COUNT", text), source
+
+
+# ------------------------------------------------------------ memory systems (issue 13)
+
+
+def _memory(name: str):
+    from fpgakern.link import platforms
+
+    return platforms.load(name).memory_system()
+
+
+def test_default_memory_is_the_default_platforms():
+    from fpgakern.ladder import DEFAULT_MEMORY
+    from fpgakern.link import platforms
+
+    assert _memory(platforms.DEFAULT) == DEFAULT_MEMORY
+
+
+def test_bank_bytes_per_cycle_from_bandwidth_and_kernel_clock():
+    hbm, ddr = _memory("u55c"), _memory("u250")
+    assert len(hbm.banks) == 32 and hbm.banks[0] == "HBM[0]" and hbm.kernel_mhz == 300
+    assert hbm.bytes_per_cycle[0] == pytest.approx(14.375e9 / 300e6)  # 47.9 B/cycle
+    assert len(ddr.banks) == 4 and ddr.bytes_per_cycle[3] == pytest.approx(19.25e9 / 300e6)
+    assert not _memory("kv260").limited  # no per-port figure: no limit
+
+
+@pytest.mark.parametrize(("kernel", "platform", "bank_per_port", "ideal"), [
+    # 3 ports x 64 B per 16 elements on one 47.9 B/cycle pseudo-channel: 47.9 / 12
+    ("binary_ops/add", "u55c", False, 14.375e9 / 300e6 / 12),
+    ("binary_ops/add", "u55c", True, 14.375e9 / 300e6 / 4),
+    ("unary_ops/exp", "u55c", False, 14.375e9 / 300e6 / 8),
+    ("reduce_ops/sum", "u55c", False, 14.375e9 / 300e6 / 4),  # the result: one word
+    ("binary_ops/add", "u250", False, 19.25e9 / 300e6 / 12),
+    ("binary_ops/add", "u250", True, 16.0),  # a DDR4 channel outruns one 512-bit port
+])
+def test_rung4_ideal_is_bounded_by_its_banks(kernel, platform, bank_per_port, ideal):
+    p = plan(LIBRARY.get(kernel), 4, "float32", memory=_memory(platform),
+             bank_per_port=bank_per_port)
+    assert p.compute_elements_per_cycle == 16.0
+    assert p.ideal_elements_per_cycle == pytest.approx(ideal)
+    assert plan(LIBRARY.get(kernel), 4, "float32").ideal_elements_per_cycle == 16.0
+
+
+def test_port_placement():
+    add, total = LIBRARY.get("binary_ops/add"), LIBRARY.get("reduce_ops/sum")
+    one = plan(add, 4, "float32", memory=_memory("u55c"))
+    assert {one.bank_tag(0, p) for p in one.pointers} == {"HBM[0]"}
+    spread = plan(add, 4, "float32", memory=_memory("u55c"), bank_per_port=True)
+    assert [spread.bank_tag(0, p) for p in spread.pointers] == ["HBM[0]", "HBM[1]", "HBM[2]"]
+    # A reduction's result moves one word: it shares its CU's input bank.
+    s = plan(total, 4, "float32", memory=_memory("u250"), bank_per_port=True)
+    assert [s.bank_tag(0, p) for p in s.pointers] == ["DDR[0]", "DDR[0]"]
+    # Before dataflow a CU has one port (one bundle), so one bank whatever is asked.
+    shared = plan(add, 1, "float32", memory=_memory("u55c"), bank_per_port=True)
+    assert {shared.bank_tag(0, p) for p in shared.pointers} == {"HBM[0]"}

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fpgakern.errors import SpecError, UsageError
+from fpgakern.ladder import MemorySystem
 from fpgakern.link.sections import CLOCK_TYPE_IDS, MAX_INTERRUPT_ID, MEM_TYPE_IDS
 from fpgakern.spec import yamlpos
 
@@ -23,6 +24,9 @@ PLATFORMS_DIR = Path(__file__).resolve().parent / "platforms"
 DEFAULT = "u55c"
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)i?B?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+# Bandwidths are decimal, as memory vendors and AMD state them: "14.375G" (bytes/s).
+_RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)\s*(?:B/s)?\s*$", re.IGNORECASE)
+_RATE_UNITS = {"": 1, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 # "DDR[1]", "HBM[0:31]", and the older "bank0" / "PLRAM3" spellings v++ also accepts
 _BANK_REF = re.compile(r"^(?P<family>[A-Za-z_]+)\[(?P<lo>\d+)(?::(?P<hi>\d+))?\]$")
 _BANK_SHORT = re.compile(r"^(?P<family>[A-Za-z_]+?)(?P<index>\d+)$")
@@ -39,6 +43,7 @@ class Bank:
     base: int
     family: str
     default: bool  # takes CUs whose ports no sp= places
+    bandwidth: float | None = None  # bytes/s the bank serves (None: no figure)
 
     @property
     def size_kb(self) -> int:
@@ -73,6 +78,7 @@ class Platform:
     banks: tuple[Bank, ...]
     resources: dict[str, int]
     source: Path
+    kernel_clock: str = "DATA_CLK"  # the clock that drives the CUs' ap_clk
 
     @property
     def cu_capacity(self) -> int:
@@ -92,18 +98,38 @@ class Platform:
         defaults = self.default_banks
         return defaults[index % len(defaults)]
 
+    @property
+    def kernel_mhz(self) -> int:
+        """The kernel clock (ap_clk) in MHz."""
+        clock = next((c for c in self.clocks if c.name == self.kernel_clock), None)
+        if clock is None:
+            raise UsageError(f"platform {self.name}: no clock {self.kernel_clock!r} "
+                             f"(kernel_clock) among {', '.join(c.name for c in self.clocks)}")
+        return clock.mhz
+
+    def memory_system(self) -> MemorySystem:
+        """The default banks with their bytes per kernel cycle, for the ladder's port
+        placement and bandwidth-bounded ideals and for the simulation's memory model."""
+        banks = self.default_banks
+        return MemorySystem(
+            self.name, tuple(b.tag for b in banks),
+            tuple(None if b.bandwidth is None else b.bandwidth / (self.kernel_mhz * 1e6)
+                  for b in banks),
+            float(self.kernel_mhz))
+
     def resolve_banks(self, ref: str) -> tuple[Bank, ...]:
         """The banks an sp= target names: ``DDR[0]``, ``HBM[0:3]``, a tag, or ``PLRAM3``."""
         ref = ref.strip()
         exact = [b for b in self.banks if b.tag.lower() == ref.lower()]
         if exact:
             return tuple(exact)
-        m = _BANK_REF.match(ref)
-        short = None if m else _BANK_SHORT.match(ref)
-        if m or short:
-            family = (m or short)["family"].upper()  # type: ignore[index]
-            lo = int(m["lo"]) if m else int(short["index"])  # type: ignore[index]
-            hi = int(m["hi"]) if m and m["hi"] else lo
+        span = None
+        if m := _BANK_REF.match(ref):
+            span = m["family"], int(m["lo"]), int(m["hi"] or m["lo"])
+        elif short := _BANK_SHORT.match(ref):
+            span = short["family"], int(short["index"]), int(short["index"])
+        if span:
+            family, lo, hi = span[0].upper(), span[1], span[2]
             members = [b for b in self.banks if b.family.upper() == family]
             if lo <= hi < len(members):
                 return tuple(members[lo:hi + 1])
@@ -133,6 +159,16 @@ def parse_size(value: Any) -> int:
     if not m:
         raise ValueError(f"{value!r} is not a size (write e.g. 16G, 512M, 128K)")
     return int(m[1]) * _UNITS[m[2].upper()]
+
+
+def parse_rate(value: Any) -> float:
+    """Bytes per second from a number or ``"14.375G"`` / ``"19.25 GB/s"`` (decimal units)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    m = _RATE.match(str(value))
+    if not m or float(m[1]) <= 0:
+        raise ValueError(f"{value!r} is not a bandwidth (write e.g. 14.375G, bytes/s)")
+    return float(m[1]) * _RATE_UNITS[m[2].upper()]
 
 
 def available() -> list[str]:
@@ -186,6 +222,8 @@ def _from_doc(doc: yamlpos.Located) -> Platform:
             size = parse_size(need("size", (str, int), group, "memories", i))
             base = parse_size(group.get("base", 0))
             stride = parse_size(group.get("stride", 0))
+            bandwidth = (parse_rate(group["bandwidth"]) if group.get("bandwidth") is not None
+                         else None)
         except ValueError as err:
             raise doc.error("memories", str(err), "memories", i) from None
         if "tags" in group:
@@ -199,13 +237,17 @@ def _from_doc(doc: yamlpos.Located) -> Platform:
                 raise doc.error("memories", f"tag {tag!r} is longer than m_tag's 15 bytes",
                                 "memories", i)
             banks.append(Bank(len(banks), tag, MEM_TYPE_IDS[type_name], size, base + n * stride,
-                              family or tag, bool(group.get("default", False))))
+                              family or tag, bool(group.get("default", False)), bandwidth))
     clocks = []
     for i, c in enumerate(need("clocks", list)):
         if c.get("type") not in CLOCK_TYPE_IDS:
             raise doc.error("type", f"clock type must be one of {', '.join(CLOCK_TYPE_IDS)}",
                             "clocks", i, "type")
         clocks.append(Clock(str(c["name"]), CLOCK_TYPE_IDS[c["type"]], int(c["mhz"])))
+    kernel_clock = str(v.get("kernel_clock", "DATA_CLK"))
+    if kernel_clock not in {c.name for c in clocks}:
+        raise doc.error("kernel_clock", f"{kernel_clock!r} is none of the clocks "
+                        f"({', '.join(c.name for c in clocks)})", "kernel_clock")
     cu = need("cu_address", dict)
     board = need("board", dict)
     return Platform(
@@ -222,4 +264,5 @@ def _from_doc(doc: yamlpos.Located) -> Platform:
         slrs=tuple(str(s) for s in v.get("slrs") or ()), banks=tuple(banks),
         resources={k: int(x) for k, x in (v.get("resources") or {}).items()},
         source=doc.file,
+        kernel_clock=kernel_clock,
     )

@@ -29,7 +29,44 @@ Memory& memory() {
     return instance;
 }
 
+bool Bank::grant(uint64_t now, unsigned beat_bytes, unsigned beats) {
+    bytes += uint64_t(beat_bytes) * beats;
+    if (bytes_per_cycle <= 0) return true;
+    // The bank refills at the first call of a cycle, whichever of its ports makes it;
+    // a port charges a beat up to one cycle late (an R beat at the edge after it was
+    // raised), R and W each. So the cap leaves room for those two beats on top of one
+    // cycle's bytes: only the credit of cycles the bank sat idle is dropped.
+    credit -= double(beat_bytes) * beats;
+    if (now > last) {
+        const double cap = bytes_per_cycle + 2.0 * kMaxBeatBytes;
+        credit = std::min(cap, credit + double(now - last) * bytes_per_cycle);
+        last = now;
+    }
+    return credit > 0;
+}
+
+void Memory::set_banks(const std::vector<double>& bytes_per_cycle) {
+    banks_.assign(bytes_per_cycle.size(), Bank{});
+    for (size_t i = 0; i < banks_.size(); ++i) {
+        banks_[i].bytes_per_cycle = std::max(0.0, bytes_per_cycle[i]);
+        banks_[i].credit = 0;
+    }
+    ++bank_generation_;
+}
+
+Bank* Memory::bank_of(const std::string& port) {
+    const auto it = placement_.find(port);
+    if (it == placement_.end() || it->second < 0 || size_t(it->second) >= banks_.size())
+        return nullptr;
+    return &banks_[size_t(it->second)];
+}
+
 void Memory::reset() {
+    for (Bank& b : banks_) {
+        b.credit = 0;
+        b.last = 0;
+        b.bytes = 0;
+    }
     arena_.clear();
     buffers_.clear();
     violations_.clear();
@@ -105,6 +142,19 @@ unsigned Port::stall_bits() {
         if (rng_ % 1000 < mem_.config.stall_permille) bits |= 1u << channel;
     }
     return bits;
+}
+
+bool Port::limited() {
+    if (bank_generation_ != mem_.bank_generation()) {
+        bank_ = mem_.bank_of(name_);
+        bank_generation_ = mem_.bank_generation();
+    }
+    return bank_ && bank_->bytes_per_cycle > 0;
+}
+
+bool Port::bank_grant(uint64_t now, unsigned beats) {
+    if (!limited()) return true;
+    return bank_->grant(now, bytes_, beats);
 }
 
 void Port::burst(bool is_write, uint64_t addr, unsigned len, unsigned size, unsigned type) {
@@ -261,6 +311,23 @@ unsigned long long fk_mem_violation_count(void) { return fk::memory().violation_
 const char* fk_mem_violation(unsigned long long index) {
     const auto& v = fk::memory().violations();
     return index < v.size() ? v[index].c_str() : nullptr;
+}
+
+void fk_mem_banks(int count, const double* bytes_per_cycle) {
+    std::vector<double> rates;
+    for (int i = 0; i < count; ++i) rates.push_back(bytes_per_cycle[i]);
+    fk::memory().set_banks(rates);
+}
+
+int fk_mem_place(const char* port, int bank) {
+    if (!port || bank < 0) return -1;
+    fk::memory().place(port, bank);
+    return 0;
+}
+
+unsigned long long fk_mem_bank_bytes(int bank) {
+    auto& banks = fk::memory().banks();
+    return bank >= 0 && size_t(bank) < banks.size() ? banks[size_t(bank)].bytes : 0;
 }
 
 int fk_mem_port_count(void) { return static_cast<int>(fk::ports().size()); }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace fk {
@@ -33,6 +34,20 @@ struct Config {
     uint64_t seed = 1;
 };
 
+// A memory bank with a bandwidth: it serves at most `bytes_per_cycle` on average, shared
+// by every port placed on it, reads and writes alike (DRAM turns its bus around). Credit
+// grows by bytes_per_cycle each cycle up to a cap of one cycle's bytes plus two beats (an
+// idle bank saves no more); a port may move a beat while the credit is positive, and the
+// beat's bytes are taken from it, so a bank may run into debt and then waits it off.
+struct Bank {
+    static constexpr double kMaxBeatBytes = 64;  // the widest port (512 bits)
+    double bytes_per_cycle = 0;  // 0: no limit
+    double credit = 0;
+    uint64_t last = 0;   // cycle of the last refill
+    uint64_t bytes = 0;  // moved since the last reset
+    bool grant(uint64_t now, unsigned beat_bytes, unsigned beats);
+};
+
 class Memory {
 public:
     // Buffers start above 4 GiB so that a kernel ignoring the high pointer word fails.
@@ -48,6 +63,15 @@ public:
     const Buffer* find(uint64_t addr) const;
     uint8_t* bytes_at(uint64_t addr, uint64_t n);
 
+    // Banks with their bytes per cycle (0: unlimited), and which bank each port (by
+    // name) uses; ports not named use none. Both survive reset(); setting either again
+    // replaces it.
+    void set_banks(const std::vector<double>& bytes_per_cycle);
+    void place(const std::string& port, int bank) { placement_[port] = bank; ++bank_generation_; }
+    Bank* bank_of(const std::string& port);
+    std::vector<Bank>& banks() { return banks_; }
+    uint64_t bank_generation() const { return bank_generation_; }
+
     void violation(const std::string& message);
     const std::vector<std::string>& violations() const { return violations_; }
     uint64_t violation_count() const { return violation_count_; }
@@ -58,6 +82,9 @@ public:
 private:
     std::vector<uint8_t> arena_;  // byte i is address kBase + i
     std::vector<Buffer> buffers_;
+    std::vector<Bank> banks_;
+    std::unordered_map<std::string, int> placement_;
+    uint64_t bank_generation_ = 1;
     std::vector<std::string> violations_;  // the first kMaxKept, with the count of all
     uint64_t violation_count_ = 0;
     uint64_t generation_ = 0;
@@ -83,6 +110,10 @@ public:
                     bool expect_last);
     void fail(const std::string& message);
     unsigned stall_bits();  // one random stall decision per channel (5 bits)
+    bool limited();  // placed on a bank with a bandwidth limit
+    // Whether the port may move a beat next cycle, after charging `beats` beats moved
+    // since the last call to its bank (always true on an unlimited bank).
+    bool bank_grant(uint64_t now, unsigned beats);
     void seed(uint64_t seed);
     const std::string& name() const { return name_; }
     std::string describe() const;
@@ -93,6 +124,8 @@ private:
     std::string name_;
     unsigned bytes_;
     uint64_t rng_ = 1;
+    Bank* bank_ = nullptr;
+    uint64_t bank_generation_ = 0;
     // The buffer of the last write beat: the common case costs two compares.
     uint64_t ok_lo_ = 0, ok_hi_ = 0, ok_generation_ = ~0ULL;
 };
@@ -112,6 +145,11 @@ int fk_mem_write(unsigned long long addr, const void* src, unsigned long long n)
 int fk_mem_read(unsigned long long addr, void* dst, unsigned long long n);
 unsigned long long fk_mem_violation_count(void);
 const char* fk_mem_violation(unsigned long long index);
+// Banks for the ports: `count` banks with bytes per kernel cycle each (0: no limit), and a
+// port's bank by its name ("cu0.gmem1"); ports never placed have no limit.
+void fk_mem_banks(int count, const double* bytes_per_cycle);
+int fk_mem_place(const char* port, int bank);
+unsigned long long fk_mem_bank_bytes(int bank);  // bytes the bank moved since reset
 int fk_mem_port_count(void);
 const char* fk_mem_port_name(int index);
 int fk_mem_port_stats(int index, unsigned long long* out, int n);

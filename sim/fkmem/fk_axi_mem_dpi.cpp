@@ -55,6 +55,14 @@ void fk_axi_write512(void* port, long long addr, const svBitVecVal* data, long l
 
 void fk_axi_violation(void* port, const char* message) { as_port(port)->fail(message); }
 
+int fk_axi_limited(void* port) { return as_port(port)->limited() ? 1 : 0; }
+
+int fk_axi_bank(void* port, long long now, int beats) {
+    return as_port(port)->bank_grant(static_cast<uint64_t>(now), static_cast<unsigned>(beats))
+               ? 1
+               : 0;
+}
+
 int fk_axi_stall(void* port) { return static_cast<int>(as_port(port)->stall_bits()); }
 
 }  // extern "C"

@@ -10,6 +10,11 @@
 // Python runs per cycle. Latency and backpressure are read from the C++ configuration
 // (fk_mem_configure) while reset is asserted.
 //
+// Bandwidth: a port placed on a bank with a limit (fk_mem_banks, fk_mem_place) asks the
+// bank once per cycle whether it may move a beat; R beats are raised and W beats
+// accepted only then, and every beat is charged to the bank (sim/fkmem/fk_axi_mem.cpp,
+// Bank), so all ports of one bank share its bytes per cycle. Unplaced ports make no call.
+//
 // Checked here: VALID held with a stable payload until READY (AR, AW, W). Checked in
 // C++: burst type, size, alignment, 4 KiB crossing, reads inside a buffer, WLAST on
 // the right beat, WSTRB only on bytes of a writable buffer. Violations are printed at
@@ -67,9 +72,14 @@ module fk_axi_mem #(
         input bit [511:0] data, input longint strb, input bit last, input bit expect_last);
     import "DPI-C" function void fk_axi_violation(input chandle port, input string message);
     import "DPI-C" function int fk_axi_stall(input chandle port);
+    import "DPI-C" function int fk_axi_limited(input chandle port);
+    import "DPI-C" function int fk_axi_bank(input chandle port, input longint now,
+        input int beats);
 
     chandle port;
     int read_latency, write_latency, max_outstanding, stall_permille;
+    int limited;      // the port's bank limits its bandwidth
+    logic r_charge;   // an R beat raised at the last edge, not charged to the bank yet
 
     // Read bursts: address, beats, first cycle a beat may be handed over.
     logic [63:0] rq_addr [QUEUE];
@@ -117,10 +127,14 @@ module fk_axi_mem #(
     // are driven with nonblocking assignments like any flop.
     always @(posedge clk) begin
         automatic int stall = 0;
+        automatic int grant = 1;
+        automatic int beats = 0;
         automatic logic [QW:0] r_count, w_count, b_count;
         automatic logic [QW-1:0] r_head, w_head, b_head;
         if (!rst_n) begin
             fk_axi_config(read_latency, write_latency, max_outstanding, stall_permille);
+            limited = fk_axi_limited(port);
+            r_charge = 1'b0;
             rq_head = '0; rq_tail = '0; r_done = '0;
             wq_head = '0; wq_tail = '0; w_done = '0;
             bq_head = '0; bq_tail = '0;
@@ -167,6 +181,7 @@ module fk_axi_mem #(
                 wq_tail = wq_tail + 1'b1;
             end
             if (wvalid && wready) begin
+                beats = 1;
                 w_head = wq_head[QW-1:0];
                 write_beat(wq_addr[w_head] + 64'(w_done) * 64'(BYTES),
                            w_done + 9'd1 == wq_beats[w_head]);
@@ -182,16 +197,22 @@ module fk_axi_mem #(
 
             // Outputs for the next cycle. A VALID raised here stays up until its handshake.
             if (stall_permille != 0) stall = fk_axi_stall(port);
+            if (limited != 0) begin
+                grant = fk_axi_bank(port, now, beats + (r_charge ? 1 : 0));
+                r_charge = 1'b0;
+            end
             r_count = rq_tail - rq_head;
             w_count = wq_tail - wq_head;
             b_count = bq_tail - bq_head;
             arready <= 32'(r_count) < max_outstanding && !stall[0];
             awready <= 32'(w_count) + 32'(b_count) < max_outstanding && !stall[1];
-            wready <= w_count != '0 && !stall[2];
+            wready <= w_count != '0 && !stall[2] && grant != 0;
             if (!(rvalid && !rready)) begin
                 r_head = rq_head[QW-1:0];
-                if (r_count != '0 && rq_time[r_head] <= now + 64'd1 && !stall[3]) begin
+                if (r_count != '0 && rq_time[r_head] <= now + 64'd1 && !stall[3]
+                    && grant != 0) begin
                     rvalid <= 1'b1;
+                    r_charge = 1'b1;
                     rdata <= read_beat(rq_addr[r_head] + 64'(r_done) * 64'(BYTES));
                     rlast <= r_done + 9'd1 == rq_beats[r_head];
                 end else begin

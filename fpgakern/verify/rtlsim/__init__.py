@@ -18,7 +18,7 @@ from typing import Any
 from fpgakern import paths
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir.kernel import Kernel
-from fpgakern.ladder import Plan, plan
+from fpgakern.ladder import MemorySystem, Plan, plan
 from fpgakern.verify.rtlsim.models import Model, build, code_text, wave_format
 from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
@@ -55,6 +55,13 @@ class SimResult:
     cases: list[dict[str, Any]] = field(default_factory=list)
     build_seconds: float = 0.0
     build_cached: bool = False
+    # The memory system simulated (None: no bandwidth limit) and what bounds the ideal.
+    platform: str | None = None
+    bank_per_port: bool = False
+    compute_units: int = 1
+    compute_elements_per_cycle: float | None = None
+    memory_elements_per_cycle: float | None = None
+    roofline_elements_per_cycle: float | None = None
 
     @property
     def status(self) -> str:
@@ -65,6 +72,13 @@ class SimResult:
         if not self.elements_per_cycle or not self.ideal_elements_per_cycle:
             return None
         return 100.0 * self.elements_per_cycle / self.ideal_elements_per_cycle
+
+    @property
+    def percent_of_roofline(self) -> float | None:
+        """The measured rate against the platform's memory roofline (all its banks)."""
+        if not self.elements_per_cycle or not self.roofline_elements_per_cycle:
+            return None
+        return 100.0 * self.elements_per_cycle / self.roofline_elements_per_cycle
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +93,12 @@ class SimResult:
             "sim_cycles_per_second": self.sim_cycles_per_second,
             "status": self.status,
             "memory": self.memory,
+            "platform": self.platform,
+            "bank_per_port": self.bank_per_port,
+            "compute_units": self.compute_units,
+            "compute_elements_per_cycle": self.compute_elements_per_cycle,
+            "memory_elements_per_cycle": self.memory_elements_per_cycle,
+            "roofline_elements_per_cycle": self.roofline_elements_per_cycle,
             "message": self.message,
             "waves": str(self.waves) if self.waves else None,
         }
@@ -171,6 +191,8 @@ def simulate(
     timeout: float = 3600.0,
     build_speed: str = "auto",
     rtl_files: Sequence[Path] | None = None,
+    memory_system: MemorySystem | None = None,
+    bank_per_port: bool = False,
 ) -> SimResult:
     """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
 
@@ -184,10 +206,20 @@ def simulate(
     ``build_speed`` is "quick" (g++ -O0), "fast" (-O2) or "auto" (quick up to
     QUICK_BUILD_MAX_SIZE elements); ``rtl_files`` simulates those sources (the build's
     ``rtl/`` folder, in ``filelist.f`` order) instead of generating the RTL.
+
+    ``memory_system`` (``Platform.memory_system()``) gives the fast model's ports banks
+    with the platform's bandwidth, placed as the plan places them (each CU on its bank,
+    or with ``bank_per_port`` each port on its own); without it memory has no bandwidth
+    limit, except at rung 5, which is sized for and simulated on the default platform's.
     """
-    p = plan(kernel, rung, dtype)
+    p = plan(kernel, rung, dtype, memory=memory_system, bank_per_port=bank_per_port)
     result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
-                       ideal_elements_per_cycle=p.ideal_elements_per_cycle)
+                       ideal_elements_per_cycle=p.ideal_elements_per_cycle,
+                       platform=p.memory.platform if p.memory else None,
+                       bank_per_port=p.bank_per_port, compute_units=p.compute_units,
+                       compute_elements_per_cycle=p.compute_elements_per_cycle,
+                       memory_elements_per_cycle=p.memory_elements_per_cycle,
+                       roofline_elements_per_cycle=p.roofline_elements_per_cycle)
     from fpgakern.backends.rtl.schedule import NoRtlOperator
 
     try:
@@ -218,6 +250,7 @@ def simulate(
         "stall_permille": stall_permille,
         "buffer_offset": buffer_offset,
         "seed": seed,
+        **bank_job(p),
     }
     data, log = run_test(model, "fk_kernel_tb", job, folder, waves=wave_file, timeout=timeout)
     result.log = folder / "sim.log"
@@ -227,6 +260,22 @@ def simulate(
         result.message = "simulation ended without a result: " + _log_tail(log)
         return result
     return _summarize(result, data["cases"], size)
+
+
+def bank_job(p: Plan) -> dict[str, Any]:
+    """The memory system of ``p`` as the testbench takes it: each bank's bytes per cycle
+    (0: no limit), each fast-model port's bank by its name, and the memory system the
+    testbench's plan needs (rung 5 is sized by it)."""
+    if p.memory is None:
+        return {}
+    memory = p.memory
+    placement = {f"cu{cu}.{p.bundle(pointer)}": p.port_bank(cu, pointer)
+                 for cu in range(p.compute_units) for pointer in p.pointers}
+    return {"bank_bytes_per_cycle": [b or 0.0 for b in memory.bytes_per_cycle],
+            "placement": placement, "bank_per_port": p.bank_per_port,
+            "memory_system": {"platform": memory.platform, "banks": list(memory.banks),
+                              "bytes_per_cycle": list(memory.bytes_per_cycle),
+                              "kernel_mhz": memory.kernel_mhz}}
 
 
 def _summarize(result: SimResult, cases: list[dict[str, Any]], size: int) -> SimResult:
