@@ -23,6 +23,7 @@ import numpy as np
 
 from fpgakern.backends.rtl import sources
 from fpgakern.errors import ToolError
+from fpgakern.ir import special
 from fpgakern.tools import verilator
 from fpgakern.tools.cache import cached_build, key_of
 from fpgakern.tools.verilator_build import verilate
@@ -178,33 +179,18 @@ def measure_latency(module: str, operands: Sequence[np.ndarray], expected: np.nd
 
 U32 = np.uint32
 SIGN = U32(0x8000_0000)
-CANONICAL_NAN = 0x7FC0_0000
+CANONICAL_NAN = special.FLOAT32["qnan"]
 
 # Mantissas at the edges of every binade: zero, the first ones, the midpoint and around it,
 # the last ones.
 EDGE_MANTISSAS = np.array([0, 1, 2, 3, 0x1FFFFF, 0x3FFFFF, 0x400000, 0x400001, 0x5FFFFF,
                            0x7FFFFD, 0x7FFFFE, 0x7FFFFF], dtype=U32)
 
-_NAMED_F32 = [
-    0x0000_0000, 0x8000_0000,  # +-0
-    0x7F80_0000, 0xFF80_0000,  # +-inf
-    0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFF80_0001, 0x7FFF_FFFF, 0x7FA0_0000,  # NaNs
-    0x0000_0001, 0x8000_0001, 0x0000_0002, 0x007F_FFFF, 0x807F_FFFF,  # subnormals
-    0x0040_0000, 0x0040_0001,
-    0x0080_0000, 0x8080_0000, 0x0080_0001, 0x0100_0000,  # smallest normals
-    0x7F7F_FFFF, 0xFF7F_FFFF, 0x7F7F_FFFE, 0x7F00_0000,  # largest normals
-    0x3F80_0000, 0xBF80_0000, 0x3F80_0001, 0x3F7F_FFFF, 0x3F00_0000, 0x3FC0_0000,  # ~1
-    0x4000_0000, 0x4040_0000, 0xC040_0000, 0x3400_0000, 0x3380_0000,  # 2, 3, ulp(1), ulp/2
-    0x4B80_0000, 0x4B80_0001, 0x4B00_0000, 0x4AFF_FFFF,  # 2^24, 2^23 (integer limits)
-    0x4F00_0000, 0xCF00_0000, 0x4EFF_FFFF, 0xCEFF_FFFF, 0xCF00_0001,  # +-2^31 neighbourhood
-    0x1F80_0000, 0x5F80_0000, 0x2000_0000, 0x5F00_0000,  # squares near the range limits
-]
-
-
 def fp32_named() -> np.ndarray:
-    """Named special values: zeros, infinities, NaNs (quiet, signalling, payloads), the
-    extreme subnormals and normals, and values around 1, 2^24 and 2^31."""
-    return np.array(_NAMED_F32, dtype=U32)
+    """Named special values (``special.OPERATOR_FLOAT32``): zeros, infinities, NaNs
+    (quiet, signalling, payloads), the extreme subnormals and normals, and values around
+    1, 2^24 and 2^31."""
+    return special.float32_bits(special.OPERATOR_FLOAT32)
 
 
 def fp32_every_exponent() -> np.ndarray:
@@ -369,11 +355,7 @@ def fp32_random_triples(rng: np.random.Generator, n: int) -> tuple[np.ndarray, n
     return a, b, c
 
 
-_I32 = [0, 1, 2, 3, 7, 31, 32, 33, 255, 65535, 65536, 1 << 24, (1 << 24) + 1, (1 << 25) + 1,
-        (1 << 25) + 3, 0x7FFF_FFFF, 0x7FFF_FFFE, 0x7FFF_FF80, 0x7FFF_FFC0, 0x5555_5555]
-INT32_SPECIALS = np.unique(np.concatenate([np.array(_I32, dtype=np.int64),
-                                           -np.array(_I32, dtype=np.int64),
-                                           [-(1 << 31)]]).astype(np.int32)).view(U32)
+INT32_SPECIALS = np.unique(special.int32(special.OPERATOR_INT32)).view(U32)
 
 
 def int32_random(rng: np.random.Generator, n: int) -> np.ndarray:

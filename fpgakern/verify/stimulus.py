@@ -10,28 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fpgakern.ir import special
 from fpgakern.ir.dtypes import DType
 from fpgakern.ir.kernel import Kernel
 
-_F32 = np.float32
-FLOAT_SPECIALS = np.array(
-    [
-        np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -3.0,
-        np.finfo(_F32).max, -np.finfo(_F32).max,  # largest normals
-        np.finfo(_F32).tiny, -np.finfo(_F32).tiny,  # smallest normals
-        np.finfo(_F32).smallest_subnormal, -np.finfo(_F32).smallest_subnormal,
-        np.float32(np.finfo(_F32).tiny) - np.finfo(_F32).smallest_subnormal,  # largest subnormal
-        1e-40, -3.5e-39, 1e30, -1e30, 1e-30, 88.0, -88.0, 89.0, -104.0, 20.0, -20.0,
-        1.0000001, 0.99999994, 16777216.0, 16777217.0, 8388608.5, 1.5, 2.5, -2.5,
-    ],
-    dtype=_F32,
-)
+# The special values, by name from the one vocabulary the operator tests share
+# (fpgakern.ir.special).
+FLOAT_SPECIALS = special.float32(special.KERNEL_FLOAT32)
+INT_SPECIALS = special.int32(special.KERNEL_INT32)
 _I32 = np.iinfo(np.int32)
-INT_SPECIALS = np.array(
-    [0, 1, -1, 2, -2, 7, -7, 31, 32, 33, _I32.max, _I32.min, _I32.max - 1, _I32.min + 1,
-     0x5555_5555, -0x5555_5556, 65535, -65536, 1 << 30, -(1 << 30)],
-    dtype=np.int32,
-)
 
 
 @dataclass(frozen=True)
@@ -131,9 +118,9 @@ def _reduction_specials(
         out.append(Case(f"special_{i}", tensors, dict(scalars)))
     if dtype.is_float:
         patterns = {
-            "all_negative_zero": np.full(33, -0.0, np.float32),
-            "inf_minus_inf": np.array([np.inf, 1, -np.inf], np.float32),
-            "subnormals": np.full(40, 1e-41, np.float32),
+            "all_negative_zero": special.float32(["-0"] * 33),
+            "inf_minus_inf": special.float32(["+inf", "+1", "-inf"]),
+            "subnormals": special.float32(["1e-41"] * 40),
         }
         for label, data in patterns.items():
             tensors = {name: np.ones_like(data) for name in names}
