@@ -1,4 +1,5 @@
-"""The reduction accumulators (fk_reduce_<dtype>_<op>, fk_reduce_core.sv) in Verilator.
+"""The reduction accumulators (fk_reduce_<dtype>_<op>, generated from the op table around
+fk_reduce_core.sv) in Verilator.
 
 Each reduction is checked three ways:
 * against the op table's numpy reference: bit for bit for int32 and for fp32 max/min, and
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fpgakern.backends.rtl import reduce, sources
 from fpgakern.ir.ops import OPS
 from fpgakern.tools.cache import cached_build, key_of
 from fpgakern.tools.verilator_build import verilate
@@ -31,7 +33,7 @@ from fpgakern.verify import opsim
 U32 = np.uint32
 F32 = np.float32
 
-# (op, dtype) -> (module, default P, combine op latency OPLAT as wired in fk_reduce_ops.sv)
+# (op, dtype) -> (module, default P, combine op latency OPLAT), as the op table must give them
 REDUCTIONS = {
     ("sum", "float32"): ("fk_reduce_fp32_sum", 8, 6),
     ("max", "float32"): ("fk_reduce_fp32_max", 1, 1),
@@ -117,18 +119,26 @@ int main(int argc, char** argv) {
 """
 
 
+def _accumulator(module: str) -> reduce.Accumulator:
+    op_name, dtype = next(key for key, value in REDUCTIONS.items() if value[0] == module)
+    return reduce.accumulator(op_name, dtype)
+
+
 def _build(module: str, lanes: int, p: int) -> Path:
-    sources = opsim.module_sources(module)
-    key = key_of(DRIVER, module, str(lanes), str(p), *opsim.VERILATOR_FLAGS,
-                 *(path.name.encode() + b"\0" + path.read_bytes() for path in sources))
+    acc = _accumulator(module)
+    text = reduce.render(acc)  # generated from the op table, as a kernel's rtl/ holds it
+    oplib = sources.operator_files(acc.operators)
+    key = key_of(DRIVER, module, str(lanes), str(p), *opsim.VERILATOR_FLAGS, text,
+                 *(path.name.encode() + b"\0" + path.read_bytes() for path in oplib))
 
     def build(work: Path) -> None:
         (work / "driver.cpp").write_text(DRIVER)
+        (work / acc.file_name).write_text(text)
         verilate(
             work,
             ["--exe", *opsim.VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module,
              f"-GLANES={lanes}", f"-GP={p}", "-o", str(work / "sim"),
-             *(str(s) for s in sources), str(work / "driver.cpp")],
+             *(str(s) for s in oplib), str(work / acc.file_name), str(work / "driver.cpp")],
             prefix="Vtop", files={"driver_config.h": f"#define LANES {lanes}\n"},
             what=f"verilator build of {module}")
 
@@ -364,10 +374,13 @@ def test_op_table_entry(op_name, dtype):
     assert impl.module == module
     assert OPS[op_name].partials(dtype) == p
     assert OPS[OPS[op_name].combine].rtl[dtype].latency == oplat
-    text = (opsim.OPLIB_DIR / "fk_reduce_ops.sv").read_text()
-    body = text[text.index(f"module {module} "):]
-    assert f"parameter int P     = {p}" in body[:400]
-    assert f"localparam int OPLAT    = {oplat};" in body[:1200]
+    acc = _accumulator(module)
+    assert acc.operators == ("fk_reduce_core", OPS[OPS[op_name].combine].rtl[dtype].module)
+    text = reduce.render(acc)
+    assert f"module {module} #(" in text
+    assert f"parameter int P     = {p}" in text
+    assert f"localparam int OPLAT    = {oplat};" in text
+    assert text.count(f"{acc.combine_module} u_") == 2  # the lane tree's and the ring's
 
 
 @pytest.mark.parametrize(("op_name", "dtype", "lanes"), [("sum", "float32", 1),
@@ -405,3 +418,17 @@ def test_reduction_sweep(op_name, dtype, lanes, p):
         np.testing.assert_array_equal(got[:, 0], order_model(op_name, dtype, beats, p))
         if not special or dtype == "int32" or op_name != "sum":  # see test_fp32_special_values
             check_reference(op_name, dtype, reductions, got[:, 0])
+
+
+@pytest.mark.parametrize(("op_name", "dtype"), sorted(REDUCTIONS))
+@pytest.mark.parametrize("lanes", [1, 16])
+def test_generated_accumulator_lints_clean(op_name, dtype, lanes, tmp_path):
+    """The generated accumulator passes verilator --lint-only -Wall like the oplib modules."""
+    from fpgakern.tools import verilator
+
+    acc = reduce.accumulator(op_name, dtype)
+    path = tmp_path / acc.file_name
+    path.write_text(reduce.render(acc))
+    result = verilator.lint([*sources.operator_files(acc.operators), path], top=acc.module,
+                            options=[f"-GLANES={lanes}"])
+    assert result.ok and "%Warning" not in result.output, result.output

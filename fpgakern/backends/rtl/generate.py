@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jinja2
 
-from fpgakern.backends.rtl import sources
+from fpgakern.backends.rtl import reduce, sources
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
@@ -218,6 +218,11 @@ def _design(plan: Plan) -> _Design:
     env = _environment()
     kernel = plan.kernel
     texts: dict[str, str] = {}
+    operators = list(dp.modules)
+    if reduction:
+        acc = reduce.accumulator(reduction.op, plan.dtype.name)
+        texts[acc.file_name] = reduce.render(acc)
+        operators += acc.operators
 
     # A reduction of the bare input (sum(x)) has nothing to compute per element: the
     # accumulator takes the input stream itself, with no pipeline module in between.
@@ -256,13 +261,13 @@ def _design(plan: Plan) -> _Design:
         latency=dp.latency,
         reduction=reduction,
     )
-    modules = [*dp.modules, *([reduction.module] if reduction else [])]
-    return _Design(texts, modules, dp.latency)
+    return _Design(texts, operators, dp.latency)
 
 
 def render(plan: Plan) -> dict[str, str]:
-    """The files generated for ``plan`` (file name -> text), without touching disk: the
-    datapath (none for a bare reduction) and the top, in compile order."""
+    """The files generated for ``plan`` (file name -> text), without touching disk, in
+    compile order: a reduction's accumulator (from the op table), the datapath (none for
+    a bare reduction) and the top."""
     return _design(plan).texts
 
 

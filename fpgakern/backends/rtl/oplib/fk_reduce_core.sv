@@ -1,7 +1,8 @@
 // fk_reduce_core: the accumulate structure of the reductions (sum, max, min over a stream
 // of LANES-wide beats), independent of the combining operator. The fk_reduce_<dtype>_<op>
-// wrappers (fk_reduce_ops.sv) instantiate the operator modules and wire them to the op_*
-// ports here, so every reduction uses the same, bit-exact elementwise operators.
+// wrappers, generated from the op table beside each kernel that uses one, instantiate the
+// operator modules and wire them to the tree_* and ring_* ports here, so every reduction
+// uses the same, bit-exact elementwise operators.
 //
 // Interface (one reduction = a run of accepted beats ending with in_last):
 //   in_valid, in_ready    beat handshake: a beat is taken in a cycle with both high.

@@ -6,12 +6,7 @@ fk_delay.sv
 fk_fifo.sv
 fk_ram.sv
 fk_valid_delay.sv
-fk_fp32_addsub.sv
-fk_fp32_minmax.sv
-fk_fp32_round.sv
-fk_int32_arith.sv
 fk_int32_compare.sv
-fk_lzc.sv
 fk_reduce_core.sv
-fk_reduce_ops.sv
+fk_reduce_int32_max.sv
 max_i32.sv

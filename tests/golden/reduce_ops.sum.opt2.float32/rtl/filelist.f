@@ -7,11 +7,8 @@ fk_fifo.sv
 fk_ram.sv
 fk_valid_delay.sv
 fk_fp32_addsub.sv
-fk_fp32_minmax.sv
 fk_fp32_round.sv
-fk_int32_arith.sv
-fk_int32_compare.sv
 fk_lzc.sv
 fk_reduce_core.sv
-fk_reduce_ops.sv
+fk_reduce_fp32_sum.sv
 sum_f32.sv
