@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from fpgakern import paths
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir.kernel import Kernel
-from fpgakern.ladder import MemorySystem, Plan, plan
+from fpgakern.ladder import RUNGS, MemorySystem, Plan, Rung, plan
 from fpgakern.verify.rtlsim.models import Model, build, code_text, wave_format
 from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
@@ -112,9 +112,10 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
     ``rtl_files`` are the kernel's sources in compile order as the build's ``rtl`` step
     wrote them (``rtl/filelist.f``); without them the RTL is generated afresh.
 
-    Quick builds of rung 2 and rung 3 share one model when the two rungs' generated RTL
-    is the same apart from comments (rung 3 is the rung-2 kernel as N compute units): the
-    N-CU model runs a rung-2 call on its first CU. Fast builds stay separate, since idle
+    Quick builds of a multi-CU rung and the rung it replicates (:func:`replicated_rung`:
+    rung 3 is the rung-2 kernel as N compute units) share one model when the two rungs'
+    generated RTL is the same apart from comments: the N-CU model runs a single-CU call
+    on its first CU. Fast builds stay separate, since idle
     CUs still cost simulation time every cycle.
 
     Raises NoRtlOperator (a ToolError) when an op has no RTL operator yet, UsageError
@@ -124,9 +125,9 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
 
     source = p
     if cus is None and speed == "quick":
-        twin = _multi_cu_twin(p)
-        if twin is not None:
-            source, cus = plan(p.kernel, 2, p.dtype.name), twin.compute_units
+        shared = _shared_multi_cu_model(p)
+        if shared is not None:
+            source, cus = shared
     cus = cus or p.compute_units
     bundles = {b: source.port_bits for b in source.bundles}
     # Named after the rung whose model it is; with given files the key (which ignores
@@ -146,24 +147,47 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
         return build(name, rtl.files, wrapper_text, public_config(), waves=waves, speed=speed)
 
 
-def _multi_cu_twin(p: Plan) -> Plan | None:
-    """The rung-3 plan whose model can also run ``p`` (rung 2 or 3), if the kernel has
-    both rungs and they generate the same RTL apart from comments."""
+# The fields of a Rung that name it, and the one that replicates its kernel as compute
+# units: everything else describes what one compute unit is.
+_NAME_FIELDS = frozenset({"index", "name", "summary", "rtl_summary"})
+
+
+def _one_cu_shape(r: Rung) -> tuple[object, ...]:
+    return tuple(getattr(r, f.name) for f in fields(r)
+                 if f.name not in _NAME_FIELDS and f.name != "multi_cu")
+
+
+def replicated_rung(r: Rung) -> Rung | None:
+    """The single-CU rung whose kernel the multi-CU rung ``r`` instantiates N times (the
+    one that differs from ``r`` only in name and ``multi_cu``), or None."""
+    if not r.multi_cu:
+        return None
+    return next((base for base in RUNGS
+                 if not base.multi_cu and _one_cu_shape(base) == _one_cu_shape(r)), None)
+
+
+def _shared_multi_cu_model(p: Plan) -> tuple[Plan, int] | None:
+    """The plan to build and its CU count when one model runs both ``p``'s rung and its
+    multi-CU partner (a multi-CU rung and the rung it replicates, rungs 3 and 2): if the
+    kernel has both and they generate the same RTL apart from comments."""
     from fpgakern.backends.rtl.generate import generate
 
     k, d = p.kernel, p.dtype.name
-    if p.rung.index not in (2, 3) or not {2, 3} <= set(k.rungs):
+    pair = next(((base, multi) for multi in RUNGS
+                 if (base := replicated_rung(multi)) is not None and p.rung in (base, multi)),
+                None)
+    if pair is None or not {pair[0].index, pair[1].index} <= set(k.rungs):
         return None
-    two, three = plan(k, 2, d), plan(k, 3, d)
-    if two.bundles != three.bundles or two.port_bits != three.port_bits:
+    one, many = plan(k, pair[0].index, d), plan(k, pair[1].index, d)
+    if one.bundles != many.bundles or one.port_bits != many.port_bits:
         return None
     with tempfile.TemporaryDirectory(prefix="fk-rtl-") as tmp:
         texts = []
-        for q, sub in ((two, "2"), (three, "3")):
-            rtl = generate(q, Path(tmp) / sub)
+        for q in (one, many):
+            rtl = generate(q, Path(tmp) / str(q.rung.index))
             generated = sorted(f for f in rtl.files if Path(tmp) in f.parents)
             texts.append([(f.name, code_text(f.read_text())) for f in generated])
-    return three if texts[0] == texts[1] else None
+    return (one, many.compute_units) if texts[0] == texts[1] else None
 
 
 def run_dir_for(p: Plan, memory: str) -> Path:
