@@ -167,3 +167,25 @@ def test_hls_interleave_follows_vitis_not_the_rtl(library):
     assert peak.acc_interleave == 1 and peak.hls_acc_interleave == 4
     total = plan(library.get("reduce_ops/sum"), 2, "float32")
     assert total.hls_acc_interleave == total.acc_interleave == 8
+
+
+@pytest.mark.parametrize(("name", "rung", "dtype"), [("binary_ops/add", 3, "float32"),
+                                                     ("reduce_ops/sum", 4, "int32")])
+def test_render_is_what_generate_writes(name, rung, dtype, tmp_path):
+    """Each backend's render(plan) makes the files its generate writes, byte for byte, and
+    nothing else; render itself writes nothing."""
+    from fpgakern.backends import host
+    from fpgakern.backends.hls import generator as hls
+    from fpgakern.backends.rtl import generate as rtl_generate
+
+    p = plan(Library(REPO / "kernel_specs").get(name), rung, dtype)
+    platform = platforms.load(platforms.DEFAULT)
+    for folder, rendered, write in (
+            ("hls", hls.render(p, platform), lambda d: hls.generate(p, d, platform)),
+            ("host", host.render_variant(p), lambda d: host.generate(p, d)),
+            ("rtl", rtl_generate.render(p), lambda d: rtl_generate.generate(p, d))):
+        assert not (tmp_path / folder).exists()
+        write(tmp_path / folder)
+        written = {f.name: f.read_text() for f in (tmp_path / folder).iterdir()}
+        assert written == rendered, folder
+    assert ("link.cfg" in hls.render(p, platform)) == (rung == 3)

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Protocol
 
 from fpgakern import paths
+from fpgakern.backends import templates
 from fpgakern.backends.hls.cexpr import CSpelling
-from fpgakern.backends.templates import render
+from fpgakern.backends.templates import write
 from fpgakern.interface import interface
 from fpgakern.ladder import Plan
-from fpgakern.util.files import write_bytes_atomic, write_text_atomic
 
 # Headers shipped with every kernel (part of its sources).
 KERNEL_HEADERS = ("fpgakern_ops.h",)
@@ -80,7 +80,7 @@ def context(plan: Plan) -> dict[str, object]:
 def render_template(plan: Plan, name: str) -> str:
     """Render one HLS template for ``plan``, dispatched on the kernel's kind (never its
     category): ``hls_templates/<kind>/<name>`` when the kind overrides it."""
-    return render(templates_dir(), plan.kernel.kind, name, **context(plan))
+    return templates.render(templates_dir(), plan.kernel.kind, name, **context(plan))
 
 
 def render_kernel(plan: Plan) -> str:
@@ -91,8 +91,8 @@ def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
     """Rung 3's v++ link config for ``platform``: one bank per compute unit, from the
     platform file (the bank the linker's default placement would give it)."""
     banks = [platform.cu_bank(cu).tag for cu in range(plan.compute_units)]
-    return render(templates_dir(), plan.kernel.kind, "link.cfg.j2", **context(plan),
-                  platform=platform, cu_banks=banks)
+    return templates.render(templates_dir(), plan.kernel.kind, "link.cfg.j2", **context(plan),
+                            platform=platform, cu_banks=banks)
 
 
 def sources_in(plan: Plan, folder: Path) -> HlsSources:
@@ -102,17 +102,25 @@ def sources_in(plan: Plan, folder: Path) -> HlsSources:
                       tuple(folder / name for name in KERNEL_HEADERS), config)
 
 
+def render(plan: Plan, platform: LinkPlatform | None = None) -> dict[str, str]:
+    """The plan's HLS files (file name -> text), without touching disk: the kernel, its
+    testbench, the headers it includes and, where the rung links with a config, link.cfg
+    for ``platform`` (none without one)."""
+    files = {f"{plan.top}.cpp": render_template(plan, "kernel.cpp.j2"),
+             f"{plan.top}_tb.cpp": render_template(plan, "testbench.cpp.j2")}
+    for header in KERNEL_HEADERS:
+        files[header] = (templates_dir() / "include" / header).read_text(encoding="utf-8")
+    if sources_in(plan, Path()).link_config is not None and platform is not None:
+        files["link.cfg"] = render_link_config(plan, platform)
+    return files
+
+
 def generate(plan: Plan, out_dir: Path, platform: LinkPlatform | None = None) -> HlsSources:
-    """Write the plan's HLS sources into ``out_dir`` and return where they are. Rung 3's
+    """Write what :func:`render` makes into ``out_dir`` and return where it is. Rung 3's
     link.cfg names a platform's banks: it is written for ``platform``, and left out
     without one."""
     out = sources_in(plan, out_dir)
     if platform is None:
         out = replace(out, link_config=None)
-    write_text_atomic(out.kernel, render_template(plan, "kernel.cpp.j2"))
-    write_text_atomic(out.testbench, render_template(plan, "testbench.cpp.j2"))
-    for header in out.headers:
-        write_bytes_atomic(header, (templates_dir() / "include" / header.name).read_bytes())
-    if out.link_config and platform is not None:
-        write_text_atomic(out.link_config, render_link_config(plan, platform))
+    write(render(plan, platform), out_dir)
     return out

@@ -1,12 +1,13 @@
 """Generated C++ host code on XRT's native API: per-variant wrappers and per-category entries.
 
-``generate(plan, out_dir)`` writes, for one kernel variant:
+``render_variant(plan)`` makes (and ``generate(plan, out_dir)`` writes), for one kernel
+variant:
 
 * ``fpgakern_host.hpp``     shared support (Status, word-sized buffers, combine ops, CU opening)
 * ``<top>_host.hpp``        the wrapper class ``fpgakern::<category>::<top>_host``
 * ``<top>_host_main.cpp``   a command-line host (the testbench's case-file format)
 
-``generate_category(category, kernels, plans, out_dir)`` writes ``fpga_kernel_<category>.hpp``,
+``render_category`` (``generate_category`` writes it) makes ``fpga_kernel_<category>.hpp``,
 the generic entry over every kernel of a category (missing ones answer
 ``Status::missing_kernel`` at run time). Templates: ``hls_templates/<kind>/host*.j2`` for
 a variant's files (its kernel's kind, never its category), falling back to ``default/``;
@@ -20,10 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.backends.hls.generator import templates_dir
-from fpgakern.backends.templates import render
+from fpgakern.backends.templates import render, write
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
-from fpgakern.util.files import write_text_atomic
 
 COMMON_HEADER = "fpgakern_host.hpp"
 
@@ -111,39 +111,43 @@ def context(plan: Plan) -> dict[str, object]:
     return ctx
 
 
-def _write_common(out_dir: Path) -> Path:
+def _common() -> str:
     # Shared by every variant of a library folder, whatever its kind: one text for all.
-    path = out_dir / COMMON_HEADER
-    write_text_atomic(path, render(templates_dir(), None, "host_common.hpp.j2"))
-    return path
+    return render(templates_dir(), None, "host_common.hpp.j2")
+
+
+def render_variant(plan: Plan) -> dict[str, str]:
+    """The host files of ``plan`` (file name -> text), without touching disk: the shared
+    header, the wrapper and the command-line host."""
+    kind = plan.kernel.kind
+    ctx = context(plan)
+    return {COMMON_HEADER: _common(),
+            f"{plan.top}_host.hpp": render(templates_dir(), kind, "host.hpp.j2", **ctx),
+            f"{plan.top}_host_main.cpp": render(templates_dir(), kind, "host_main.cpp.j2", **ctx)}
 
 
 def generate(plan: Plan, out_dir: Path) -> HostSources:
     """Write the host wrapper of ``plan`` (and the shared header) into ``out_dir``."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    kind = plan.kernel.kind
-    ctx = context(plan)
-    common = _write_common(out_dir)
-    header = out_dir / f"{plan.top}_host.hpp"
-    write_text_atomic(header, render(templates_dir(), kind, "host.hpp.j2", **ctx))
-    main = out_dir / f"{plan.top}_host_main.cpp"
-    write_text_atomic(main, render(templates_dir(), kind, "host_main.cpp.j2", **ctx))
+    common, header, main = write(render_variant(plan), out_dir)
     return HostSources(header, main, common)
 
 
-def generate_category(category: str, doc: str, kernels: list[Kernel], plans: list[Plan],
-                      out_dir: Path) -> Path:
-    """Write ``fpga_kernel_<category>.hpp`` over ``kernels`` (every kernel of the category)
-    with wrappers for ``plans`` (the variants built, at most one per kernel and dtype),
-    which must be generated into the same folder (``generate``)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _write_common(out_dir)
+def render_category(category: str, doc: str, kernels: list[Kernel],
+                    plans: list[Plan]) -> dict[str, str]:
+    """``fpga_kernel_<category>.hpp`` over ``kernels`` (every kernel of the category) with
+    wrappers for ``plans`` (the variants built, at most one per kernel and dtype), and the
+    shared header, without touching disk."""
     variants = [_VariantView(p) for p in plans]
     tops = [v.top for v in variants]
     if len(set(tops)) != len(tops):
         raise ValueError(f"one variant per kernel and dtype, got {tops}")
-    path = out_dir / f"fpga_kernel_{category}.hpp"
-    write_text_atomic(path, render(templates_dir(), None, "host_entry.hpp.j2",
-                                   category_name=category, category_doc=doc, kernels=kernels,
-                                   variants=variants))
-    return path
+    entry = render(templates_dir(), None, "host_entry.hpp.j2", category_name=category,
+                   category_doc=doc, kernels=kernels, variants=variants)
+    return {COMMON_HEADER: _common(), f"fpga_kernel_{category}.hpp": entry}
+
+
+def generate_category(category: str, doc: str, kernels: list[Kernel], plans: list[Plan],
+                      out_dir: Path) -> Path:
+    """Write :func:`render_category`'s files into ``out_dir``, where the variants' own
+    files must be generated too (``generate``); the entry header's path."""
+    return write(render_category(category, doc, kernels, plans), out_dir)[-1]
