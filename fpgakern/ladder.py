@@ -122,8 +122,11 @@ class MemorySystem:
 # for it when no platform is named; tests/test_ladder.py holds it to the platform file.
 DEFAULT_MEMORY = MemorySystem("u55c", tuple(f"HBM[{i}]" for i in range(32)),
                               (14.375e9 / 300e6,) * 32, 300.0)
-# The most compute units rung 5 considers (a platform allows up to 128).
+# The most compute units rung 5 considers (a platform allows up to 128), and the share of
+# the best rate for which it keeps each port on a bank of its own rather than adding CUs
+# that share banks (fewer CUs: less area for a few per cent of bandwidth).
 MAX_SPREAD_CUS = 64
+SPREAD_SHARE = 0.9
 
 
 def rung(index: int) -> Rung:
@@ -317,20 +320,26 @@ class Plan:
         return min(rates) if rates else None
 
     def _spread_cus(self) -> int:
-        """Rung 5's CU count: the fewest CUs whose rate (lanes x CUs, bounded by what the
-        banks feed with a bank per port) is the highest any count up to MAX_SPREAD_CUS
-        reaches. U55C, fp32 add: 3 ports per CU on 32 pseudo-channels, 10 CUs."""
+        """Rung 5's CU count. Each data-moving port on a bank of its own (as many CUs as
+        the banks hold their ports: U55C fp32 add, 3 ports on 32 pseudo-channels, 10 CUs,
+        93.75 % of the roofline) when that reaches SPREAD_SHARE of the best rate any
+        count up to MAX_SPREAD_CUS reaches; else the fewest CUs that reach the best,
+        sharing banks evenly (U250 add: 4 CUs, 3 ports on each DDR4 channel)."""
         memory = self.memory or DEFAULT_MEMORY
         ports = max(1, len(self.traffic_pointers))
+        own = max(1, len(memory.banks) // ports)
         if not memory.limited:
-            return max(1, len(memory.banks) // ports)
+            return own
         probe = replace(self, memory=memory)
-        best, best_rate = 1, 0.0
-        for cus in range(1, MAX_SPREAD_CUS + 1):
-            rate = min(float(self.lanes * cus), probe._memory_rate(cus) or math.inf)
-            if rate > best_rate * (1 + 1e-9):
-                best, best_rate = cus, rate
-        return best
+
+        def rate(cus: int) -> float:
+            return min(float(self.lanes * cus), probe._memory_rate(cus) or math.inf)
+
+        rates = {cus: rate(cus) for cus in range(1, MAX_SPREAD_CUS + 1)}
+        best = max(rates.values())
+        if rates[min(own, MAX_SPREAD_CUS)] >= SPREAD_SHARE * best:
+            return min(own, MAX_SPREAD_CUS)
+        return min(cus for cus, r in rates.items() if r >= best * (1 - 1e-9))
 
     @property
     def memory_elements_per_cycle(self) -> float | None:

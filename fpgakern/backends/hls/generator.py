@@ -11,7 +11,7 @@ from fpgakern.backends import templates
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.templates import write
 from fpgakern.interface import interface
-from fpgakern.ladder import Plan
+from fpgakern.ladder import MemorySystem, Plan
 
 # Headers shipped with every kernel (part of its sources).
 KERNEL_HEADERS = ("fpgakern_ops.h",)
@@ -46,6 +46,8 @@ class LinkPlatform(Protocol):
     def vitis_platform(self) -> str: ...
 
     def cu_bank(self, index: int) -> _Bank: ...
+
+    def memory_system(self) -> MemorySystem: ...
 
 
 def templates_dir() -> Path:
@@ -90,9 +92,15 @@ def render_kernel(plan: Plan) -> str:
 def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
     """Rung 3's v++ link config for ``platform``: one bank per compute unit, from the
     platform file (the bank the linker's default placement would give it)."""
+    if plan.rung.spread_ports or plan.bank_per_port:
+        # A bank per port, from the platform's banks (rung 5's CU count follows them).
+        plan = replace(plan, memory=platform.memory_system())
     banks = [platform.cu_bank(cu).tag for cu in range(plan.compute_units)]
+    port_banks = {(cu, p): plan.bank_tag(cu, p) for cu in range(plan.compute_units)
+                  for p in plan.pointers} if plan.rung.spread_ports or plan.bank_per_port \
+        else {}
     return templates.render(templates_dir(), plan.kernel.kind, "link.cfg.j2", **context(plan),
-                            platform=platform, cu_banks=banks)
+                            platform=platform, cu_banks=banks, port_banks=port_banks)
 
 
 def sources_in(plan: Plan, folder: Path) -> HlsSources:
