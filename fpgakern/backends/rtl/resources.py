@@ -46,7 +46,7 @@ def count(stat: dict) -> dict[str, float]:
     """LUT/FF/DSP/BRAM/CARRY totals from Yosys ``stat -json`` output."""
     totals = {"lut": 0.0, "ff": 0.0, "dsp": 0.0, "bram": 0.0, "carry": 0.0}
     modules = stat.get("modules", {})
-    design = stat.get("design") or next(iter(modules.values()), {})
+    design: dict = stat.get("design") or next(iter(modules.values()), {})
     for cell, number in design.get("num_cells_by_type", {}).items():
         cell = cell.lstrip("\\$")
         if cell in _KINDS:
