@@ -2,13 +2,17 @@
 
     python benchmarks/operator_resources.py                # print the table
     python benchmarks/operator_resources.py --write-docs   # also refresh docs/operators.md
+    python benchmarks/operator_resources.py --write-docs reduce   # only the reductions' rows
 
 Each module is synthesized alone with `synth_xilinx -family xcup -flatten -noiopad`
 (YoWASP Yosys from PyPI unless a native yosys is on PATH). Operators are found by scanning
 fpgakern/backends/rtl/oplib/*.sv: every module the op table names, plus modules with `clk`
 and `ce` inputs; a module that only serves as the core of an op-table module (e.g.
-fk_fp32_addsub under fk_fp32_add) is not listed on its own. These are Yosys estimates
-without timing, not Vivado results.
+fk_fp32_addsub under fk_fp32_add) is not listed on its own. The reduction accumulators
+(fk_reduce_<dtype>_<op>) are not files of the library: each is rendered from the op table
+as a kernel build renders it (fpgakern/backends/rtl/reduce.py) and synthesized with its
+default parameters (LANES=1, the op table's P). These are Yosys estimates without timing,
+not Vivado results.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from fpgakern.backends.rtl import sources
+from fpgakern.backends.rtl import reduce, sources
 from fpgakern.errors import ToolError
 from fpgakern.ir.ops import OPS
 from fpgakern.paths import cache_dir
@@ -82,6 +86,13 @@ def _op_table_modules() -> dict[str, tuple[list[str], int]]:
     return found
 
 
+def _accumulators() -> dict[str, reduce.Accumulator]:
+    """module -> the reduction accumulator the op table names (generated, not in oplib)."""
+    return {impl.module: reduce.accumulator(op.name, dtype)
+            for op in OPS.values() if op.kind == "reduce"
+            for dtype, impl in op.rtl.items()}
+
+
 def _header(text: str, module: str) -> str:
     match = re.search(r"\bmodule\s+" + module + r"\b(.*?\)\s*;)", text, re.DOTALL)
     return match.group(1) if match else ""
@@ -104,11 +115,23 @@ def discover() -> list[str]:
             start = body.find(f"module {module}")
             end = body.find("endmodule", start)
             used_by_table |= sources.identifiers(body[start:end]) - {module}
-    listed = [m for m in table if m in index]  # reductions have no ce, but are operators
+    # Reductions have no ce, but are operators; their accumulators are generated.
+    listed = [m for m in table if m in index or m in _accumulators()]
     return sorted({*listed, *(m for m in clocked if m not in used_by_table)})
 
 
-def _script(modules: list[str]) -> str:
+def _sources(module: str, work: Path) -> list[str]:
+    """The files Yosys reads for ``module``. A reduction accumulator is rendered into
+    ``work`` (named relative to it: Yosys runs there) beside its library modules."""
+    acc = _accumulators().get(module)
+    if acc is None:
+        return [str(p) for p in opsim.module_sources(module)]
+    (work / acc.file_name).write_text(reduce.render(acc))
+    library = dict.fromkeys(p for m in acc.operators for p in opsim.module_sources(m))
+    return [acc.file_name, *(str(p) for p in library)]
+
+
+def _script(modules: list[str], work: Path) -> str:
     lines = ["read_verilog -lib -specify +/xilinx/cells_sim.v",
              "read_verilog -lib +/xilinx/cells_xtra.v",
              "design -save cells"]
@@ -116,7 +139,7 @@ def _script(modules: list[str]) -> str:
         # The library cells are read once above; 'prepare:' skips synth_xilinx's own
         # 'begin' step, which would re-read them (3 s) for every module. Each module reads
         # only its own sources, so one file Yosys rejects spoils only its own modules.
-        sources = " ".join(str(p) for p in opsim.module_sources(module))
+        sources = " ".join(_sources(module, work))
         lines += ["design -load cells", f"read_verilog -sv {sources}",
                   f"hierarchy -top {module}", f"{SYNTH} -top {module} -run prepare:",
                   f"tee -q -o {module}.json stat -json -tech xilinx"]
@@ -128,7 +151,7 @@ def _run_yosys(modules: list[str], work: Path) -> tuple[dict[str, dict[str, int]
 
     YoWASP's sandbox maps /tmp elsewhere, so the work folder lives under the cache and
     files are named relative to it (``yosys.run_script`` runs inside it)."""
-    (work / "run.ys").write_text(_script(modules))
+    (work / "run.ys").write_text(_script(modules, work))
     done = yosys.run_script(work, "run.ys")
     cells: dict[str, dict[str, int]] = {}
     for module in modules:
@@ -184,12 +207,24 @@ def markdown(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
-def write_docs(table: str, version: str) -> None:
+def _table_rows(table: str) -> dict[str, str]:
+    """module -> its row, for the rows of a table :func:`markdown` wrote."""
+    return {line.split("|")[1].strip(): line for line in table.splitlines()
+            if line.startswith("| fk_")}
+
+
+def write_docs(table: str, version: str, *, merge: bool = False) -> None:
+    """Put ``table`` between the markers of docs/operators.md. With ``merge``, its rows
+    replace or join the rows already there (the other modules keep theirs): a run for a
+    few modules refreshes their rows without synthesizing the whole library."""
     text = DOCS.read_text()
     if BEGIN not in text or END not in text:
         raise SystemExit(f"{DOCS}: markers {BEGIN} / {END} not found")
     head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    old, tail = rest.split(END, 1)
+    if merge:
+        rows = _table_rows(old) | _table_rows(table)
+        table = "\n".join([*table.splitlines()[:2], *(rows[m] for m in sorted(rows))])
     note = (f"\n_Generated by `python benchmarks/operator_resources.py --write-docs` with "
             f"{version}, `{SYNTH}`._\n\n")
     DOCS.write_text(head + BEGIN + note + table + "\n" + END + tail)
@@ -197,15 +232,20 @@ def write_docs(table: str, version: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write-docs", action="store_true", help="refresh docs/operators.md")
-    parser.add_argument("modules", nargs="*", help="only these modules (default: all)")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="refresh docs/operators.md (with modules named: only their rows)")
+    parser.add_argument("modules", nargs="*",
+                        help="only these modules (default: all); 'reduce' names every "
+                             "reduction accumulator")
     args = parser.parse_args()
     try:
         version = yosys.version() or "yosys"
     except ToolError as err:
         print(err, file=sys.stderr)
         return 1
-    modules = args.modules or discover()
+    modules = [m for name in args.modules
+               for m in (sorted(_accumulators()) if name == "reduce" else [name])]
+    modules = modules or discover()
     started = time.monotonic()
     rows = synthesize(modules)
     table = markdown(rows)
@@ -213,7 +253,7 @@ def main() -> int:
     print(f"\n{len(rows)} modules in {time.monotonic() - started:.0f} s with {version}",
           file=sys.stderr)
     if args.write_docs:
-        write_docs(table, version.split(" (")[0])
+        write_docs(table, version.split(" (")[0], merge=bool(args.modules))
     return 1 if any(r.cells is None for r in rows) else 0
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,3 +34,19 @@ def test_operator_resources_finds_the_operators():
             "fk_int32_div"} <= set(found)
     # Cores are counted inside the op-table modules that instantiate them.
     assert "fk_fp32_addsub" not in found and "fk_lzc" not in found
+
+
+def test_operator_resources_renders_the_reduction_accumulators(tmp_path):
+    """The accumulators are generated, not files of the operator library: the resource
+    table lists them and gives Yosys their rendered text beside their library modules."""
+    path = paths.SOURCE_ROOT / "benchmarks" / "operator_resources.py"
+    spec = importlib.util.spec_from_file_location("operator_resources", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    assert {"fk_reduce_fp32_sum", "fk_reduce_int32_max"} <= set(module.discover())
+    files = module._sources("fk_reduce_fp32_sum", tmp_path)
+    assert files[0] == "fk_reduce_fp32_sum.sv"
+    assert "module fk_reduce_fp32_sum" in (tmp_path / files[0]).read_text()
+    library = "".join(Path(f).read_text() for f in files[1:])
+    assert "module fk_reduce_core" in library and "module fk_fp32_add " in library
