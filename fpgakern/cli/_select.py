@@ -58,5 +58,6 @@ def plans_for(
                     continue
                 out.append(plan(kernel, r, d))
     if not out:
-        raise UsageError("the selection contains no kernel variant to build")
+        raise UsageError("the selection contains no kernel variant (check --opt, --rungs "
+                         "and --dtype against the kernels' rungs and dtypes)")
     return out

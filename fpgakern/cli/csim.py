@@ -19,9 +19,7 @@ from fpgakern.cli._common import (
     print_json,
     specs_option,
 )
-from fpgakern.errors import UsageError
-from fpgakern.ir.kernel import Kernel
-from fpgakern.ladder import plan
+from fpgakern.cli._select import plans_for
 from fpgakern.verify import csim, stimulus
 
 EPILOG = """\b
@@ -30,13 +28,6 @@ Examples:
   fpgakern csim binary_ops/mul --opt 4 --hls-flush-subnormals
   fpgakern csim 'unary_ops/*' --opt 2 --hls-flush-subnormals --json
 """
-
-
-def _variants(kernels: list[Kernel], rung: int | None,
-              dtype: str | None) -> list[tuple[Kernel, int, str]]:
-    return [(k, r, d) for k in kernels
-            for r in ([rung] if rung is not None else list(k.rungs)) if r in k.rungs
-            for d in ([dtype] if dtype else list(k.dtypes)) if d in k.dtypes]
 
 
 @click.command("csim", epilog=EPILOG)
@@ -62,14 +53,13 @@ def command(kernels: tuple[str, ...], rung: int | None, dtype: str | None, size:
     to build/<category>/<kernel>/opt<N>/<dtype>/csim-ieee or csim-flush.
     """
     library = load_library(specs)
-    variants = _variants(library.select(list(kernels)), rung, dtype)
-    if not variants:
-        raise UsageError("nothing to simulate for that selection (check --opt and --dtype)")
+    plans = plans_for(library, kernels, all_kernels=False,
+                      rungs=None if rung is None else (rung,), dtype=dtype)
     root = paths.build_dir(library.root.parent)
     mode = "flush" if flush else "ieee"
     report = []
-    for kernel, r, d in variants:
-        p = plan(kernel, r, d)
+    for p in plans:
+        kernel, r, d = p.kernel, p.rung.index, p.dtype.name
         where = paths.variant_dir(root, kernel.category, kernel.name, r, d)
         if not as_json:
             err_console.print(f"[dim]csim ({mode}) {kernel.qualname} opt{r} {d}...[/]")

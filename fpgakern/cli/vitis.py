@@ -23,9 +23,10 @@ from fpgakern.cli._common import (
     print_json,
     specs_option,
 )
+from fpgakern.cli._select import plans_for
 from fpgakern.errors import ToolError, UsageError, display_path
 from fpgakern.ir.ops import HLS_CLOCK_MHZ
-from fpgakern.ladder import Plan, plan
+from fpgakern.ladder import Plan
 from fpgakern.link import platforms
 from fpgakern.link import vitis as link_vitis
 from fpgakern.report import vitis as report_vitis
@@ -106,12 +107,7 @@ def command(kernels: tuple[str, ...], rung: int, dtype: str | None, platform_nam
     build/reports/vitis/vitis.md and vitis.json.
     """
     library = load_library(specs)
-    chosen = library.select(list(kernels))
-    variants = [(k, d) for k in chosen if rung in k.rungs
-                for d in ([dtype] if dtype else list(k.dtypes)) if d in k.dtypes]
-    if not variants:
-        raise UsageError(f"nothing to synthesize: no selected kernel builds opt{rung}"
-                         + (f" in {dtype}" if dtype else ""))
+    plans = plans_for(library, kernels, all_kernels=False, rungs=(rung,), dtype=dtype)
     part = platforms.load(platform_name).board.get("part", "")
     if not part:
         raise UsageError(f"platform {platform_name} names no FPGA part (board: part:)")
@@ -119,8 +115,8 @@ def command(kernels: tuple[str, ...], rung: int, dtype: str | None, platform_nam
         tools_vitis.hls_command(Path("run_hls.tcl"))  # one line now, if Vitis is absent
     root = paths.build_dir(library.root.parent)
     rows = []
-    for kernel, d in variants:
-        p = plan(kernel, rung, d)
+    for p in plans:
+        kernel, d = p.kernel, p.dtype.name
         variant = paths.variant_dir(root, kernel.category, kernel.name, rung, d)
         folder = variant / "vitis"
         folder.mkdir(parents=True, exist_ok=True)
