@@ -109,6 +109,16 @@ def test_reductions_interleave_partials(library):
     assert "fk::maximum(acc" in naive and "-fk::kFloatInf" in naive
 
 
+@pytest.mark.parametrize("rung", [0, 1, 2, 4])
+def test_a_bare_reduction_accumulates_its_input_without_an_element_function(library, rung):
+    """sum(x) computes nothing per element, so no function returning its argument stands
+    between the input and the accumulator; sum(a * b) keeps its element function."""
+    text = code(library, "reduce_ops/sum", rung)
+    assert "element(" not in text and "One result from one element" not in text
+    dot = render_kernel(plan(Library(USER_SPECS).get("my_ops/dot"), rung, "float32"))
+    assert "static float element(float a, float b)" in dot and "element(a" in dot
+
+
 @pytest.mark.parametrize(("value", "dtype", "text"), [
     (1, "float32", "1.0f"), (2.5, "float32", "2.5f"), (-0.0, "float32", "-0.0f"),
     (0.1, "float32", "0.1f"), (1e-40, "float32", "1.0e-40f"),

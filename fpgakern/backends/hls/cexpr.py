@@ -82,10 +82,24 @@ class CSpelling:
         body = self.plan.kernel.elementwise_body(self.plan.dtype.name)
         return expression(body, {n: n for n in self._names()})
 
+    @property
+    def has_element_function(self) -> bool:
+        """False for a reduction of the bare input (``sum(x)``): it computes nothing per
+        element, so it gets no element function and accumulates the input itself (as its
+        RTL has no datapath module)."""
+        kernel = self.plan.kernel
+        body = kernel.elementwise_body(self.plan.dtype.name)
+        return not (kernel.is_reduction and isinstance(body, expr.Input)
+                    and len(kernel.inputs) == 1 and not kernel.scalars)
+
     def element_call(self, suffix: str) -> str:
-        """A call of the element function on each input spelled ``<input><suffix>``."""
+        """A call of the element function on each input spelled ``<input><suffix>``, or
+        the input itself where there is no element function."""
         kernel = self.plan.kernel
         args = [f"{n}{suffix}" for n in kernel.inputs] + [s.name for s in kernel.scalars]
+        if not self.has_element_function:
+            (arg,) = args
+            return arg
         return f"{self.element_name}({', '.join(args)})"
 
     def param(self, arg: Arg) -> str:
