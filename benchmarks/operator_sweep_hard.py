@@ -1,18 +1,25 @@
-"""Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid; int32 div) over >= 1M inputs
-each in Verilator and report mismatches (bit-exact ops) and the ulp error distribution
-(exp, sigmoid) against the op table's numpy references.
+"""Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2; int32 div) over
+>= 1M inputs each in Verilator and report mismatches (bit-exact ops, against the op table's
+numpy references) and, for the transcendental ops, the ulp error distribution against the
+correctly rounded float32 result computed with MPFR (gmpy2), not against another float32
+library; beside it, torch's own CPU float32 distance to MPFR and the RTL's distance to
+torch.
 
     python benchmarks/operator_sweep_hard.py [--n 1000000] [--seed 20260522] [--ops exp,div]
     python benchmarks/operator_sweep_hard.py --exhaustive   # every float where it matters
 
 ``--exhaustive`` runs, binade by binade, every float32 with 2^-26 <= |x| < 128 through exp
 and sigmoid (below, both results are fixed by rounding: exp = 1, sigmoid = 1/2; from 128
-on a class decides), and sqrt over every subnormal and the binades [2^-126, 2^-124),
-[1, 4) and [2^126, 2^128) (both exponent parities at each end).
+on a class decides), sqrt over every subnormal and the binades [2^-126, 2^-124),
+[1, 4) and [2^126, 2^128) (both exponent parities at each end), and log and log2 (against
+MPFR) over every positive subnormal and the binades [0.5, 2) and [2^127, 2^128).
+``--only log,log2`` limits it to some of these ops.
 
-The stimulus is tests/oplib/test_hard_ops.py's ``vectors``: targeted random inputs (for
-exp/sigmoid the whole interesting range, subnormal results included) plus the special
-values. Prints a Markdown table; nothing is estimated, every figure is measured here.
+The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
+targeted random inputs, for exp/sigmoid the whole interesting range, subnormal results
+included) or tests/oplib/test_transcendental.py's (log, log2), plus the special values;
+the MPFR reference is test_transcendental's ``correctly_rounded``. Prints a Markdown
+table; nothing is estimated, every figure is measured here.
 """
 
 from __future__ import annotations
@@ -29,15 +36,51 @@ from fpgakern.ir.ops import OPS
 from fpgakern.verify import opsim
 
 ROOT = Path(__file__).resolve().parents[1]
+ONLY: list[str] = []  # --only
 
 
-def _stimulus_module():  # the test module is the single home of the vectors
-    path = ROOT / "tests" / "oplib" / "test_hard_ops.py"
-    spec = importlib.util.spec_from_file_location("hard_ops_vectors", path)
+def _test_module(name: str):  # noqa: ANN202 -- the test modules are the single home of
+    # the vectors (and of the MPFR reference)
+    path = ROOT / "tests" / "oplib" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"sweep_{name}", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _stimulus_module():  # noqa: ANN202
+    return _test_module("test_hard_ops")
+
+
+def _torch_bits(op_name: str, operands: list[np.ndarray]) -> np.ndarray | None:
+    """torch's CPU float32 result (bits), or None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    fn = {"exp": torch.exp, "sigmoid": torch.sigmoid, "log": torch.log,
+          "log2": torch.log2}[op_name]
+    x = torch.from_numpy(operands[0].view(np.float32).copy())
+    return fn(x).numpy().view(np.uint32)
+
+
+def mpfr_row(op_name: str, operands: list[np.ndarray], trans,  # noqa: ANN001
+             bound: int) -> tuple[str, int]:
+    """The table cells of one transcendental op against MPFR, and its count over the bound."""
+    got = trans.simulate(op_name, operands)
+    want = trans.correctly_rounded(op_name, operands)
+    dist = trans.ulp_distance(got, want)
+    hist = np.bincount(np.minimum(dist, 3), minlength=4)
+    over = int((dist > bound).sum())
+    torch_bits = _torch_bits(op_name, operands)
+    if torch_bits is None:
+        torch_cols = "- | -"
+    else:
+        torch_cols = (f"{int(trans.ulp_distance(torch_bits, want).max())} | "
+                      f"{int(trans.ulp_distance(got, torch_bits).max())}")
+    return (f"{int(dist.max())} | {', '.join(str(int(h)) for h in hist)} | "
+            f"{torch_cols}"), over
 
 
 def _binade(exponent: int, sign: int) -> np.ndarray:
@@ -45,7 +88,7 @@ def _binade(exponent: int, sign: int) -> np.ndarray:
     return (np.uint32(base) + np.arange(1 << 23, dtype=np.uint32)).astype(np.uint32)
 
 
-def exhaustive(hard) -> bool:  # noqa: ANN001
+def exhaustive(hard, trans) -> bool:  # noqa: ANN001
     print("| op | inputs | mismatches | max ulp | ulp histogram (0, 1, 2, >2) | seconds |")
     print("|---|---|---|---|---|---|")
     failed = False
@@ -53,8 +96,15 @@ def exhaustive(hard) -> bool:  # noqa: ANN001
         "exp": [(e, s) for s in (0, 1) for e in range(101, 134)],
         "sigmoid": [(e, s) for s in (0, 1) for e in range(101, 134)],
         "sqrt": [(e, 0) for e in (0, 1, 2, 127, 128, 253, 254)],
+        # every positive subnormal, [0.5, 2) (results down to 2^-24 near 1) and the top
+        # binade, against MPFR
+        "log": [(e, 0) for e in (0, 126, 127, 254)],
+        "log2": [(e, 0) for e in (0, 126, 127, 254)],
     }
+    only = set(filter(None, ONLY))
     for op_name, binades in plans.items():
+        if only and op_name not in only:
+            continue
         start = time.perf_counter()
         hist = np.zeros(4, dtype=np.int64)
         worst, mism, count = 0, 0, 0
@@ -67,10 +117,15 @@ def exhaustive(hard) -> bool:  # noqa: ANN001
                 for line in result.mismatches:
                     print(f"    {line}", file=sys.stderr)
                 continue
-            _, dist = hard.run_ulp(op_name, [x])
+            if op_name in trans.STATED_ULPS:
+                _, _, dist = trans.ulp_check(op_name, [x])
+                bound = trans.STATED_ULPS[op_name]
+            else:
+                _, dist = hard.run_ulp(op_name, [x])
+                bound = hard.STATED_ULPS[op_name]
             worst = max(worst, int(dist.max()))
             hist += np.bincount(np.minimum(dist, 3), minlength=4)
-            mism += int((dist > hard.STATED_ULPS[op_name]).sum())
+            mism += int((dist > bound).sum())
         seconds = time.perf_counter() - start
         failed |= mism > 0
         ulp_cols = ("exact | -" if op_name == "sqrt"
@@ -84,33 +139,37 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=1_000_000, help="random inputs per op")
     parser.add_argument("--seed", type=int, default=20260522)
     parser.add_argument("--ops", default="div:float32,sqrt:float32,exp:float32,"
-                        "sigmoid:float32,div:int32")
+                        "sigmoid:float32,log:float32,log2:float32,div:int32")
     parser.add_argument("--exhaustive", action="store_true",
                         help="every float in the ranges listed in the module docstring")
+    parser.add_argument("--only", default="", help="--exhaustive: only these ops")
     args = parser.parse_args()
     hard = _stimulus_module()
+    trans = _test_module("test_transcendental")
+    ONLY[:] = args.only.split(",")
     if args.exhaustive:
-        return 1 if exhaustive(hard) else 0
-    print("| op | dtype | module | latency | inputs | mismatches | max ulp | ulp histogram "
-          "(0, 1, 2, >2) | seconds |")
-    print("|---|---|---|---|---|---|---|---|---|")
+        return 1 if exhaustive(hard, trans) else 0
+    print("| op | dtype | module | latency | inputs | over the stated bound | max ulp vs MPFR "
+          "| ulp histogram vs MPFR (0, 1, 2, >2) | torch vs MPFR, max ulp | RTL vs torch, "
+          "max ulp | seconds |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     failed = False
     for item in args.ops.split(","):
         op_name, dtype = item.split(":")
         rng = np.random.default_rng(args.seed)
-        operands = hard.vectors(op_name, dtype, rng, args.n)
-        impl = OPS[op_name].rtl[dtype]
         start = time.perf_counter()
-        if OPS[op_name].accuracy_for(dtype).kind == "ulp":
-            _, dist = hard.run_ulp(op_name, operands)
-            worst = int(dist.max())
-            hist = np.bincount(np.minimum(dist, 3), minlength=4)
-            mism = int((dist > hard.STATED_ULPS[op_name]).sum())
-            ulp_cols = f"{worst} | {', '.join(str(int(h)) for h in hist)}"
+        if op_name in trans.STATED_ULPS:
+            operands = trans.vectors(op_name, rng, args.n)
+        else:
+            operands = hard.vectors(op_name, dtype, rng, args.n)
+        impl = OPS[op_name].rtl[dtype]
+        if op_name in trans.MPFR_FUNCTIONS:
+            bound = {**hard.STATED_ULPS, **trans.STATED_ULPS}[op_name]
+            ulp_cols, mism = mpfr_row(op_name, operands, trans, bound)
         else:
             result = opsim.check_against_reference(op_name, dtype, operands)
             mism = result.mismatch_count
-            ulp_cols = "exact | -"
+            ulp_cols = "exact | - | - | -"
             for line in result.mismatches:
                 print(f"    {line}", file=sys.stderr)
         seconds = time.perf_counter() - start

@@ -506,6 +506,43 @@ _ELEMENTWISE: tuple[Op, ...] = (
        vitis=_TO_INT),
 )
 
+# --------------------------------------------------------------------------- transcendental
+# float32 functions with an ulp bound against the correctly rounded result (MPFR through
+# gmpy2: tests/oplib/test_transcendental.py, benchmarks/operator_sweep_hard.py). The
+# references compute in float64 and round once to float32: within 1 ulp of the correctly
+# rounded result (double rounding), inside the bound; torch semantics for special values
+# (log(-x) = NaN, log(+-0) = -inf, log(+inf) = +inf).
+
+
+def _float64_then_round(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    def reference(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return fn(x.astype(np.float64)).astype(x.dtype)
+
+    return reference
+
+
+def _hls_math(name: str) -> VitisImpl:
+    """A function of Vitis' HLS math library (UG1399, "HLS Math Library Accuracy": the
+    bit-approximate functions differ from the C library by typically 1-4 ulp; no
+    per-function bound for float is documented)."""
+    return VitisImpl(f"hls::{name} (HLS math library, bit-approximate)", "flush",
+                     "typically 1-4 ulp", f"glibc {name}f (< 1 ulp)")
+
+
+_TRANSCENDENTAL: tuple[Op, ...] = (
+    Op("log", 1, "elementwise", FLOAT, _float64_then_round(np.log), "hls::log({0})",
+       "natural logarithm; NaN for x < 0, -inf for +-0",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_log", 16)},
+       vitis=_hls_math("log")),
+    Op("log2", 1, "elementwise", FLOAT, _float64_then_round(np.log2), "hls::log2({0})",
+       "base-2 logarithm; NaN for x < 0, -inf for +-0",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_log2", 16)},
+       vitis=_hls_math("log2")),
+)
+
 _REDUCTIONS: tuple[Op, ...] = (
     Op("sum", 1, "reduce", BOTH, _sum, "({0} + {1})", "sum of all elements",
        accuracy={"float32": Accuracy("reduction"), "int32": EXACT},
@@ -527,7 +564,7 @@ _REDUCTIONS: tuple[Op, ...] = (
        vitis=_COMPARE),
 )
 
-OPS: dict[str, Op] = {op.name: op for op in _ELEMENTWISE + _REDUCTIONS}
+OPS: dict[str, Op] = {op.name: op for op in _ELEMENTWISE + _TRANSCENDENTAL + _REDUCTIONS}
 
 # Infix and prefix spellings used by the expression parser.
 BINARY_SYMBOLS: dict[str, str] = {op.symbol: op.name for op in _ELEMENTWISE

@@ -1,0 +1,181 @@
+"""The transcendental RTL operators (log, log2, ...) against the correctly rounded float32
+result, computed with MPFR through gmpy2 (not against another float32 library): each
+stays within the ulp bound docs/operators.md states for its RTL (the op table's contract
+is looser). Special values (NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its
+neighbours) must equal the correctly rounded result bit for bit, NaNs being canonical.
+
+``vectors(op, rng, n)`` and ``correctly_rounded(op, operands)`` are also the stimulus and
+the reference of benchmarks/operator_sweep_hard.py's >= 1M-input MPFR sweep (and of the
+slow sweep here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gmpy2
+import numpy as np
+import pytest
+
+from fpgakern.ir.ops import OPS
+from fpgakern.verify import opsim
+
+U32 = np.uint32
+F32 = np.float32
+N_RANDOM = 4000  # per op in CI (specials come on top)
+# The bound docs/operators.md states for each RTL operator, against MPFR.
+STATED_ULPS = {"log": 1, "log2": 1}
+OPS_UNDER_TEST = sorted(STATED_ULPS)
+
+# float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
+# (largest finite 0.11..1 * 2^128, smallest subnormal 0.1 * 2^-148), subnormal results
+# rounded once at their own precision, overflow to inf under round-to-nearest-even.
+FLOAT32_CONTEXT = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True,
+                                round=gmpy2.RoundToNearest)
+# Wide enough that rounding the composite sigmoid once more to float32 is correct
+# rounding (its error, about 2^-200 relative, decides no float32 tie in practice).
+_WIDE = gmpy2.context(precision=200, emin=-100000, emax=100000)
+
+
+def _sigmoid(x: float) -> object:
+    return FLOAT32_CONTEXT.div(1, _WIDE.add(1, _WIDE.exp(-x)))
+
+
+MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
+    "exp": FLOAT32_CONTEXT.exp,
+    "sigmoid": _sigmoid,
+    "log": FLOAT32_CONTEXT.log,
+    "log2": FLOAT32_CONTEXT.log2,
+}
+
+
+def correctly_rounded(op_name: str, operands: list[np.ndarray]) -> np.ndarray:
+    """The correctly rounded float32 result of ``op_name`` (bits), by MPFR. Each distinct
+    operand is evaluated once (1M random inputs take a few seconds)."""
+    fn = MPFR_FUNCTIONS[op_name]
+    bits = operands[0].astype(U32)
+    unique, inverse = np.unique(bits, return_inverse=True)
+    with np.errstate(invalid="ignore"):  # signalling NaNs become quiet ones
+        values = unique.view(F32).astype(np.float64).tolist()
+    # A Python float holds every float32 exactly; the context's method rounds once.
+    out = np.array([float(fn(v)) for v in values], dtype=np.float64)
+    return out.astype(F32).view(U32)[inverse.reshape(-1)]
+
+
+def ulp_distance(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Ulps between float32 bit patterns on the ordered-integer view (+0 and -0 are 0
+    apart); NaN pairs count 0, a NaN on one side only counts 2^40."""
+    def ordered(b: np.ndarray) -> np.ndarray:
+        b = b.astype(np.int64)
+        return np.where(b & 0x8000_0000, -(b & 0x7FFF_FFFF), b)
+
+    nan_g = (got & U32(0x7FFF_FFFF)) > U32(0x7F80_0000)
+    nan_w = (want & U32(0x7FFF_FFFF)) > U32(0x7F80_0000)
+    return np.where(nan_g | nan_w, np.where(nan_g & nan_w, 0, 1 << 40),
+                    np.abs(ordered(got) - ordered(want)))
+
+
+def simulate(op_name: str, operands: list[np.ndarray]) -> np.ndarray:
+    impl = OPS[op_name].rtl["float32"]
+    return opsim.simulate_operator(impl.module, operands, impl.latency)
+
+
+# --------------------------------------------------------------------------- stimulus
+
+
+def _around(centres: list[float], width: int) -> np.ndarray:
+    """The ``width`` floats either side of each centre (bit patterns)."""
+    c = np.array(centres, F32).view(U32).astype(np.int64)
+    return (c[:, None] + np.arange(-width, width + 1)[None, :]).reshape(-1).astype(U32)
+
+
+def specials(op_name: str) -> np.ndarray:
+    """Named values, every exponent x edge mantissas (both signs), and the floats around
+    1 (where the result's exponent runs down to 2^-24), 2 and 0.5 (powers of two: exact
+    results) and around the interval edges of the log table's first and last entries."""
+    del op_name  # the log family shares its interesting points
+    edges = [1.0, 2.0, 0.5, 1.0 + 2.0**-7, 1.0 - 2.0**-8, 1.0 - 2.0**-7, 4.0, 0.25,
+             2.0**-126, 2.0**127]
+    return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600)])
+
+
+def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """Special values first, then ``n`` random inputs: positive floats with uniformly
+    random exponents (every binade, subnormals included), floats within 2^-6 of 1 (small
+    results, where relative accuracy is hardest), floats in [0.5, 2), and opsim's random
+    mixture (negative numbers, NaNs, infinities)."""
+    k = n // 4
+    any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
+    near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
+    octave = rng.uniform(0.5, 2.0, k).astype(F32)
+    mixture = opsim.fp32_random(rng, n - 3 * k)
+    return [np.concatenate([specials(op_name), any_positive, near_one.view(U32),
+                            octave.view(U32), mixture])]
+
+
+def ulp_check(op_name: str, operands: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray,
+                                                                  np.ndarray]:
+    """(RTL bits, MPFR bits, ulp distance) over ``operands``."""
+    got = simulate(op_name, operands)
+    want = correctly_rounded(op_name, operands)
+    return got, want, ulp_distance(got, want)
+
+
+# --------------------------------------------------------------------------- tests
+
+
+@pytest.mark.parametrize("op_name", OPS_UNDER_TEST)
+def test_within_stated_ulps_of_mpfr(op_name, rng):
+    """Specials and N_RANDOM random inputs: within the stated bound of MPFR, and every
+    result of a special value (NaN, inf, zero, negative, a power of two) exact."""
+    operands = vectors(op_name, rng, N_RANDOM)
+    got, want, dist = ulp_check(op_name, operands)
+    worst = int(np.argmax(dist))
+    assert dist.max() <= STATED_ULPS[op_name], (hex(operands[0][worst]), hex(got[worst]),
+                                                hex(want[worst]), int(dist[worst]))
+    # Not finite, or exactly representable (log2 of a power of two, log(1)): exact.
+    x = operands[0].view(F32)
+    exact = ~np.isfinite(want.view(F32)) | (x <= 0) | (x == 1)
+    if op_name == "log2":
+        exact |= np.frexp(x)[0] == 0.5
+    assert (dist[exact] == 0).all()
+    # The table reference (float64 rounded once more) stays within the op table's bound.
+    ref = opsim.reference_bits(op_name, "float32", operands)
+    assert ulp_distance(ref, want).max() <= 1
+
+
+@pytest.mark.parametrize("op_name", OPS_UNDER_TEST)
+def test_special_values_and_canonical_nan(op_name):
+    x = np.array([0x7FC0_0000, 0xFFC0_1234, 0x7F80_0001, 0xBF80_0000, 0xFF80_0000,
+                  0x8000_0001, 0x8000_0000, 0x0000_0000, 0x7F80_0000, 0x3F80_0000,
+                  0x0000_0001], U32)
+    log_min = {"log": 0xC2CE_8ED0, "log2": 0xC315_0000}[op_name]  # log(2^-149)
+    want = [0x7FC0_0000] * 6 + [0xFF80_0000, 0xFF80_0000, 0x7F80_0000, 0x0000_0000,
+                                log_min]
+    got = simulate(op_name, [x])
+    assert [hex(g) for g in got] == [hex(w) for w in want]
+
+
+def test_log_table_is_generated():
+    """fk_fp32_log_table.sv is what gen_log_table.py produces, and the constants
+    hard-coded in fk_fp32_log_core.sv are the ones it prints."""
+    import importlib.util
+
+    path = opsim.OPLIB_DIR / "gen_log_table.py"
+    spec = importlib.util.spec_from_file_location("gen_log_table", path)
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (opsim.OPLIB_DIR / "fk_fp32_log_table.sv").read_text() == gen.render()
+    core = (opsim.OPLIB_DIR / "fk_fp32_log_core.sv").read_text()
+    for name, value in gen.constants().items():
+        sign = "-" if value < 0 else ""
+        assert f"{sign}{35 if name != 'LN2_Q58' else 60}'sd{abs(value)}" in core, name
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op_name", OPS_UNDER_TEST)
+def test_sweep_one_million_against_mpfr(op_name):
+    rng = np.random.default_rng(20260522)
+    _, _, dist = ulp_check(op_name, vectors(op_name, rng, 1_000_000))
+    assert dist.max() <= STATED_ULPS[op_name]
