@@ -27,7 +27,8 @@ BEGIN, END = "<!-- sweep:begin -->", "<!-- sweep:end -->"
 CHUNK = 1_000_000  # vectors per simulation run, to bound memory
 # Ops whose RTL creates NaNs and so must emit the canonical one; abs/neg/relu pass an
 # operand's NaN bits through, and comparisons return booleans.
-NAN_CREATING = {"add", "sub", "mul", "fma", "div", "sqrt", "maximum", "minimum"}
+NAN_CREATING = {"add", "sub", "mul", "fma", "div", "sqrt", "maximum", "minimum", "trunc",
+                "floor", "ceil", "round", "reciprocal", "clamp"}
 
 
 def cases(selected: list[str] | None) -> list[tuple[str, str]]:
@@ -82,18 +83,35 @@ def sweep(op_name: str, dtype: str, n: int, seed: int) -> dict[str, object]:
 
 
 def markdown(rows: list[dict[str, object]], seed: int) -> str:
-    lines = [f"Random sweep (`python benchmarks/operator_sweep.py`, seed {seed}): every vector "
-             "compared bit for bit with the op table's numpy reference (any NaN = any NaN).",
-             "",
-             "| op | module | random vectors | total with specials | mismatches "
-             "| NaN outputs other than 0x7FC00000 | seconds |",
-             "|---|---|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        creates_nan = str(r["op"]).split(":")[0] in NAN_CREATING
-        nan = r["noncanonical"] if creates_nan else "n/a"
-        lines.append(f"| {r['op']} | {r['module']} | {r['random']:,} | {r['vectors']:,} "
-                     f"| {r['mismatches']} | {nan} | {r['seconds']:.1f} |")
-    return "\n".join(lines)
+    return "\n".join([*_table_head(seed), *(_table_row(r) for r in rows)])
+
+
+def _table_row(r: dict[str, object]) -> str:
+    creates_nan = str(r["op"]).split(":")[0] in NAN_CREATING
+    nan = r["noncanonical"] if creates_nan else "n/a"
+    return (f"| {r['op']} | {r['module']} | {r['random']:,} | {r['vectors']:,} "
+            f"| {r['mismatches']} | {nan} | {r['seconds']:.1f} |")
+
+
+def merged(old_block: str, rows: list[dict[str, object]], seed: int) -> str:
+    """The docs table with ``rows`` replacing (or joining) the rows of their ops, every
+    other op's row kept, in op-table order: a sweep of a few ops (--ops) refreshes only
+    theirs. Each row keeps its own vector count; the seed line is this run's."""
+    kept = {line.split("|")[1].strip(): line for line in old_block.splitlines()
+            if line.startswith("| ") and ":" in line.split("|")[1]}
+    kept.update({str(r["op"]): _table_row(r) for r in rows})
+    order = [f"{name}:{dtype}" for name, dtype in cases(None)]
+    ordered = [kept.pop(key) for key in order if key in kept] + list(kept.values())
+    return "\n".join([*_table_head(seed), *ordered])
+
+
+def _table_head(seed: int) -> list[str]:
+    return [f"Random sweep (`python benchmarks/operator_sweep.py`, seed {seed}): every vector "
+            "compared bit for bit with the op table's numpy reference (any NaN = any NaN).",
+            "",
+            "| op | module | random vectors | total with specials | mismatches "
+            "| NaN outputs other than 0x7FC00000 | seconds |",
+            "|---|---|---:|---:|---:|---:|---:|"]
 
 
 def main() -> int:
@@ -101,7 +119,8 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=1_000_000, help="random vectors per op")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--ops", nargs="*", help="only these ops (default: all exact fp ops)")
-    parser.add_argument("--write-docs", action="store_true", help="refresh docs/operators.md")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="refresh docs/operators.md (with --ops: only their rows)")
     args = parser.parse_args()
     rows = []
     for op_name, dtype in cases(args.ops):
@@ -117,7 +136,9 @@ def main() -> int:
     if args.write_docs:
         text = DOCS.read_text()
         head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
+        old_block, tail = rest.split(END, 1)
+        if args.ops:
+            table = merged(old_block, rows, args.seed)
         DOCS.write_text(head + BEGIN + "\n" + table + "\n" + END + tail)
     return 1 if any(r["mismatches"] for r in rows) else 0
 

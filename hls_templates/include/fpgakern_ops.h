@@ -81,6 +81,46 @@ inline float sigmoid(float x) {
     return 1.0f / (1.0f + hls::exp(-x));
 }
 
+// Rounding to an integral value, as torch.trunc/floor/ceil/round (round: ties to even).
+// Below 2^23 in magnitude a float -> int32 -> float round trip truncates exactly (every
+// float from 2^23 up is integral already, and so are infinities; NaN passes). The sign is
+// put back so that trunc(-0.5) = -0, as IEEE and torch have it. On integers: unchanged.
+inline float trunc(float x) {
+    if (!(hls::fabs(x) < 8388608.0f)) return x;
+    const float t = static_cast<float>(static_cast<int32_t>(x));
+    return hls::signbit(x) ? -hls::fabs(t) : t;
+}
+inline float floor(float x) {
+    const float t = trunc(x);
+    return t > x ? t - 1.0f : t;  // only below zero: -0.5 -> -1, while -0 stays -0
+}
+inline float ceil(float x) {
+    const float t = trunc(x);
+    return t < x ? t + 1.0f : t;  // only above zero: ceil(-0.5) keeps trunc's -0
+}
+inline float round(float x) {
+    const float t = trunc(x);
+    const float d = hls::fabs(x - t);  // the fraction, exact (both share x's binade)
+    // A tie needs |x| < 2^23, so only then is t converted (out of range would be UB).
+    const bool away = d > 0.5f || (d == 0.5f && (static_cast<int32_t>(t) & 1) != 0);
+    return away ? (hls::signbit(x) ? t - 1.0f : t + 1.0f) : t;
+}
+inline int32_t trunc(int32_t x) { return x; }
+inline int32_t floor(int32_t x) { return x; }
+inline int32_t ceil(int32_t x) { return x; }
+inline int32_t round(int32_t x) { return x; }
+
+// torch.sign: (0 < x) - (x < 0), so +-0 and NaN give +0.
+inline float sign(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+inline int32_t sign(int32_t x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+
+// torch.copysign: a's magnitude with b's sign bit (NaN signs count; a sign-bit operation).
+inline float copysign(float a, float b) { return hls::signbit(a) != hls::signbit(b) ? -a : a; }
+
+// torch.clamp(x, lo, hi) with tensor bounds: min(max(x, lo), hi); NaN propagates.
+inline float clamp(float x, float lo, float hi) { return minimum(maximum(x, lo), hi); }
+inline int32_t clamp(int32_t x, int32_t lo, int32_t hi) { return minimum(maximum(x, lo), hi); }
+
 }  // namespace fk
 
 #endif  // FPGAKERN_OPS_H

@@ -13,7 +13,8 @@ from fpgakern.verify.opsim import check_against_reference
 
 # Ops whose RTL creates NaNs (rather than passing an operand's bits through): they must
 # produce the canonical quiet NaN, as docs/operators.md promises.
-CANONICAL_NAN_OPS = {"add", "sub", "mul", "fma", "maximum", "minimum"}
+CANONICAL_NAN_OPS = {"add", "sub", "mul", "fma", "maximum", "minimum", "trunc", "floor", "ceil",
+                     "round", "reciprocal", "clamp"}
 
 
 def check_op(op_name: str, dtype: str, operands: Sequence[np.ndarray]) -> int:
