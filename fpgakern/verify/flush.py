@@ -109,6 +109,7 @@ def _flushed(entry: Op, args: list[np.ndarray]) -> np.ndarray:
 _SELECTS: dict[str, Callable[..., np.ndarray]] = {
     "maximum": _maximum, "minimum": _minimum, "relu": _relu,
     "max": _fold(_maximum), "min": _fold(_minimum),
+    "clamp": lambda x, lo, hi: _minimum(_maximum(x, lo), hi),  # fk::clamp's two picks
 }
 
 
