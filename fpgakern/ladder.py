@@ -52,6 +52,12 @@ class Rung:
     # Compute units chosen from the memory system (as many as its banks can feed), each
     # port that moves data on a bank of its own where there are enough (rung 5).
     spread_ports: bool = False
+    # Built for a kernel whose spec lists no rungs. A rung that takes the whole card's
+    # memory (rung 5) is built on request instead: when a spec lists it, or when asked
+    # for by number (--opt 5) of a kernel that builds the rung it replicates
+    # (``replicates``); see :func:`builds` and docs/spec-format.md.
+    by_default: bool = True
+    replicates: int | None = None
 
     @property
     def label(self) -> str:
@@ -93,9 +99,19 @@ RUNGS: tuple[Rung, ...] = (
                         "own ports",
             multi_cu=True),
     _VECTORIZED,
+    # The vectorized kernel as many compute units as the platform's banks feed, each
+    # data-moving port on a bank (pseudo-channel) of its own where there are enough.
+    replace(_VECTORIZED, index=5, name="vectorized_multi_cu",
+            summary="the vectorized kernel linked as N compute units, a bank per port, "
+                    "host splits work",
+            rtl_summary="the vectorized kernel; each compute unit is one instance, each "
+                        "port on its own bank",
+            multi_cu=True, spread_ports=True, by_default=False, replicates=4),
 )
 LAST_RUNG = RUNGS[-1].index  # rungs are numbered 0..LAST_RUNG
 assert [r.index for r in RUNGS] == list(range(len(RUNGS))), "rungs are numbered in order"
+# What a spec without ``rungs:`` builds.
+DEFAULT_RUNGS: tuple[int, ...] = tuple(r.index for r in RUNGS if r.by_default)
 
 
 @dataclass(frozen=True)
@@ -133,6 +149,18 @@ def rung(index: int) -> Rung:
     if not 0 <= index <= LAST_RUNG:
         raise UsageError(f"unknown rung {index} (rungs are 0-{LAST_RUNG})")
     return RUNGS[index]
+
+
+def builds(kernel: Kernel, index: int) -> bool:
+    """Whether ``kernel`` builds rung ``index`` when asked for it by number: a rung its
+    spec lists, or a rung built on request (not by default) whose replicated rung it
+    lists. What a kernel builds unasked is ``kernel.rungs``."""
+    if index in kernel.rungs:
+        return True
+    if not 0 <= index <= LAST_RUNG:
+        return False
+    chosen = RUNGS[index]
+    return not chosen.by_default and chosen.replicates in kernel.rungs
 
 
 @dataclass(frozen=True)
@@ -374,7 +402,7 @@ def plan(kernel: Kernel, rung_index: int, dtype_name: str, *,
     """The plan for one kernel x rung x dtype, after checking the kernel declares both.
     ``memory`` is the platform's (``Platform.memory_system()``); rung 5, which is sized
     by it, takes the default platform's when none is given."""
-    if rung_index not in kernel.rungs:
+    if not builds(kernel, rung_index):
         raise UsageError(f"{kernel.qualname} does not build rung {rung_index} "
                          f"(its rungs: {', '.join(map(str, kernel.rungs))})")
     if dtype_name not in kernel.dtypes:

@@ -4,6 +4,7 @@ for and where its variants live in a build tree all come from ``fpgakern/ladder.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,10 @@ from fpgakern.ir.ops import OPS
 from fpgakern.ladder import (
     AXI_BOUNDARY_BYTES,
     AXI_BURST_MAX_BEATS,
+    DEFAULT_RUNGS,
     LAST_RUNG,
     RUNGS,
+    builds,
     plan,
 )
 from fpgakern.spec.library import Library
@@ -47,7 +50,7 @@ def test_rung_count_comes_from_rungs():
     with pytest.raises(UsageError, match=rf"rungs are 0-{LAST_RUNG}\)"):
         parse_rungs(str(LAST_RUNG + 1))
     # A kernel that names no rungs (none of the bundled ones does) builds every rung.
-    assert LIBRARY.get("binary_ops/add").rungs == tuple(r.index for r in RUNGS)
+    assert LIBRARY.get("binary_ops/add").rungs == DEFAULT_RUNGS
 
 
 @pytest.mark.parametrize("rung", RUNGS, ids=lambda r: r.name)
@@ -155,3 +158,27 @@ def test_port_placement():
     # Before dataflow a CU has one port (one bundle), so one bank whatever is asked.
     shared = plan(add, 1, "float32", memory=_memory("u55c"), bank_per_port=True)
     assert {shared.bank_tag(0, p) for p in shared.pointers} == {"HBM[0]"}
+
+
+def test_rung5_is_built_on_request():
+    """Rung 5 takes the card's memory: no spec builds it unasked, every kernel that
+    builds rung 4 builds it by number, and a spec that stops below rung 4 does not."""
+    assert tuple(r.index for r in RUNGS if r.index != 5) == DEFAULT_RUNGS
+    add = LIBRARY.get("binary_ops/add")
+    assert 5 not in add.rungs and builds(add, 5) and not builds(add, LAST_RUNG + 1)
+    assert plan(add, 5, "float32").compute_units == 10  # the default platform's
+    low = replace(add, rungs=(0, 1, 2))
+    assert not builds(low, 5)
+    with pytest.raises(UsageError, match="does not build rung 5"):
+        plan(low, 5, "float32")
+
+
+@pytest.mark.parametrize(("kernel", "platform", "cus"), [
+    ("binary_ops/add", "u55c", 10), ("unary_ops/exp", "u55c", 16),
+    ("reduce_ops/sum", "u55c", 32), ("binary_ops/add", "u250", 4),
+    ("unary_ops/exp", "u250", 2), ("reduce_ops/sum", "u250", 4)])
+def test_rung5_fills_the_platforms_banks(kernel, platform, cus):
+    """As many CUs as the banks feed, and an ideal within 10 % of the roofline."""
+    p = plan(LIBRARY.get(kernel), 5, "float32", memory=_memory(platform))
+    assert p.compute_units == cus
+    assert p.ideal_elements_per_cycle >= 0.9 * p.roofline_elements_per_cycle

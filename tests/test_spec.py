@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fpgakern.errors import SpecError
-from fpgakern.ladder import RUNGS
+from fpgakern.ladder import DEFAULT_RUNGS
 from fpgakern.spec.library import Library
 
 GOOD = """\
@@ -36,7 +36,7 @@ def test_good_spec_loads(tmp_path):
     assert kernel.inputs == ("a", "b")
     assert kernel.scalars[0].name == "alpha" and kernel.scalars[0].default == 1
     assert kernel.dtypes == ("float32", "int32")
-    assert kernel.rungs == tuple(r.index for r in RUNGS)
+    assert kernel.rungs == DEFAULT_RUNGS
     assert kernel.compute_units == 4
     assert kernel.top_name("float32") == "add_f32"
 

@@ -2,7 +2,9 @@
 
 What v++ decides at link time and records in the xclbin, decided here the same way:
 
-* CUs per kernel from ``nk=`` (default: the kernel's own count, N for rung-3 plans, else 1),
+* CUs per kernel from ``nk=`` (default: the kernel's own count, N for rung-3 plans, else 1;
+  a rung sized by the memory system, rung 5, takes its count and one sp= per port from
+  the plan made for the platform being linked, whatever platform its build was for),
   named ``<kernel>_1 .. <kernel>_N`` unless nk lists names;
 * control base addresses in the platform's CU window, one ``stride`` apart, in link order
   (IP_LAYOUT is sorted by base address, so that order is also the IP_LAYOUT index);
@@ -23,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from fpgakern.errors import UsageError
+from fpgakern.ladder import Plan
 from fpgakern.link.config import LinkConfig, Nk, Slr, Sp, StreamConnect
 from fpgakern.link.kernel_xml import KernelDesc
 from fpgakern.link.platforms import Bank, Platform
@@ -39,6 +42,7 @@ class LinkInput:
     config: LinkConfig = field(default_factory=LinkConfig)  # e.g. a rung-3 build's link.cfg
     origin: str = ""  # "binary_ops/add@opt3:float32" or the .xo path
     xo: str | None = None  # the .xo file, when one exists (v++ needs it)
+    plan: Plan | None = None  # the variant, when named by kernel (not by an .xo path)
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     if not inputs:
         raise UsageError("nothing to link: name at least one kernel or .xo")
     _check_unique_kernels(inputs)
+    inputs = [_for_platform(item, platform) for item in inputs]
     merged = LinkConfig()
     notes: list[str] = []
     for item in inputs:
@@ -153,6 +158,22 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     streams = tuple(_check_stream(s, cu_kernels) for s in merged.stream_connect)
     return Design(platform, target, tuple(inputs), tuple(sorted(cus, key=lambda c: c.base)),
                   streams, merged.other, tuple(notes))
+
+
+def _for_platform(item: LinkInput, platform: Platform) -> LinkInput:
+    """``item`` as linked on ``platform``: a rung whose CU count and port banks follow the
+    memory system (rung 5) is planned again for this platform's banks, and its nk= and
+    per-port sp= replace the build's link.cfg (written for the build's platform)."""
+    if item.plan is None or not item.plan.rung.spread_ports:
+        return item
+    p = replace(item.plan, memory=platform.memory_system())
+    name = item.kernel.name
+    nk = Nk(name, p.compute_units, ())
+    sp = tuple(Sp(cu_name, pointer, tag, f"{item.origin} on {platform.name}")
+               for cu, cu_name in enumerate(nk.cu_names) for pointer in p.pointers
+               if (tag := p.bank_tag(cu, pointer)) is not None)
+    own = replace(item.config, nk=(nk,), sp=sp)
+    return replace(item, compute_units=p.compute_units, config=own, plan=p)
 
 
 def _fit_build_config(item: LinkInput, platform: Platform, notes: list[str]) -> LinkConfig:

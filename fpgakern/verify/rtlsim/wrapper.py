@@ -20,6 +20,8 @@ from fpgakern import paths
 from fpgakern.errors import ToolError
 
 WRAPPER = "fk_sim_top"
+# The one-CU module a hierarchical model verilates once (see render's ``hier``).
+CU_MODULE = "fk_sim_cu"
 Memory = Literal["fast", "axiram"]
 
 # The signals of one AXI4 master that fk_axi_mem serves (sim/hdl/fk_axi_mem.sv).
@@ -67,8 +69,10 @@ class Bundle:
 
 
 def render(top: str, top_file: Path, bundles: dict[str, int], cus: int,
-           memory: Memory) -> str:
-    """The wrapper's SystemVerilog for ``cus`` instances of ``top``."""
+           memory: Memory, *, hier: bool = False) -> str:
+    """The wrapper's SystemVerilog for ``cus`` instances of ``top``. With ``hier`` each
+    instance is a :data:`CU_MODULE` around ``top``, which :func:`hier_config` makes a
+    hierarchical block (fast memory model only: AxiRam reaches the ports through VPI)."""
     ports = kernel_ports(top_file, top)
     names = {p.name for p in ports}
     control = [p for p in ports if p.name.startswith("s_axi_control_")]
@@ -88,6 +92,8 @@ def render(top: str, top_file: Path, bundles: dict[str, int], cus: int,
     return _environment().get_template("sim_top.sv.j2").render(
         wrapper=WRAPPER,
         top=top,
+        hier=hier and memory == "fast",
+        cu_module=CU_MODULE,
         cus=cus,
         memory=memory,
         control=control,
@@ -103,6 +109,12 @@ def public_config() -> str:
     (shared/reference/sim-figures.md); the testbench needs nothing inside the kernel.
     """
     return f'`verilator_config\npublic_flat_rw -module "{WRAPPER}" -var "*"\n'
+
+
+def hier_config() -> str:
+    """Verilator config lines that verilate :data:`CU_MODULE` once, as a hierarchical
+    block (with ``--hierarchical``)."""
+    return f'hier_block -module "{CU_MODULE}"\n'
 
 
 @functools.cache
