@@ -3,6 +3,15 @@
     python benchmarks/ladder.py                 # 64K fp32 elements, all rungs, + Yosys
     python benchmarks/ladder.py --no-resources  # simulation only
     python benchmarks/ladder.py --size 16384 --kernels binary_ops/add
+    python benchmarks/ladder.py --platform u55c # memory with the card's bandwidth
+
+With --platform (u55c, u250, or a platform file) it measures instead, on that card's memory
+banks with their bandwidth (docs/sim.md, "Memory bandwidth"), rung 4 with all ports on
+one bank, rung 4 with a bank per port and rung 5 (as many CUs as the banks feed), each
+against its ideal (the lower of its compute rate and what its banks feed) and against
+the platform's memory roofline (all banks' bytes per cycle over the bytes an element
+moves), and checks that rung 5 reaches 90 % of the roofline. Results: ladder_<platform>.md
+and .json.
 
 For binary_ops/add, unary_ops/exp and reduce_ops/sum (fp32) at every rung it simulates
 the generated RTL on the fast memory model (default latency 64 cycles), counts cycles
@@ -22,6 +31,7 @@ from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.ladder import plan
+from fpgakern.link import platforms
 from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import DEFAULT_LATENCY, SimResult, simulate
 
@@ -50,6 +60,73 @@ def run_ladder(library: Library, kernels: list[str], size: int, latency: int,
                   f"{rate} elements/cycle ({seconds:.0f} s)", file=sys.stderr, flush=True)
             results.append(result)
     return results
+
+
+# The rows measured on a platform's memory: (label, rung, a bank per port).
+PLATFORM_ROWS = (("rung 4, one bank", 4, False), ("rung 4, bank per port", 4, True),
+                 ("rung 5", 5, False))
+PLATFORM_SIZE = 1 << 20  # elements: rung 5's start-up is a few per cent of its run
+ROOFLINE_SHARE = 0.9  # rung 5's share of the roofline the issue asks for
+IDEAL_SLACK = 1.01  # a measured rate above its ideal by more than this breaks the limit
+
+
+def run_platform(library: Library, kernels: list[str], platform: str, size: int,
+                 latency: int, out: Path) -> list[tuple[str, SimResult]]:
+    """The bandwidth rows (PLATFORM_ROWS) of each kernel on ``platform``'s memory."""
+    card = platforms.load(platform)
+    memory = card.memory_system()
+    rows = []
+    for name in kernels:
+        kernel = library.get(name)
+        for label, rung, spread in PLATFORM_ROWS:
+            started = time.perf_counter()
+            tag = f"opt{rung}{'-bpp' if spread else ''}"
+            result = simulate(kernel, rung, DTYPE, size=size, latency=latency,
+                              labels=["random"], special=False, build_speed="quick",
+                              memory_system=memory, bank_per_port=spread,
+                              run_dir=out / "runs" / card.name / name.replace("/", "_") / tag)
+            seconds = time.perf_counter() - started
+            rate = f"{result.elements_per_cycle:.2f}" if result.elements_per_cycle else "-"
+            print(f"  {card.name} {name} {label}: {result.status}, {result.cycles} cycles, "
+                  f"{rate} elements/cycle ({seconds:.0f} s)", file=sys.stderr, flush=True)
+            rows.append((label, result))
+    return rows
+
+
+def platform_checks(rows: list[tuple[str, SimResult]]) -> list[tuple[str, bool]]:
+    """Rung 5 at 90 % of the roofline; no row above its bandwidth-bounded ideal."""
+    verdicts = []
+    for label, r in rows:
+        if not r.passed:
+            verdicts.append((f"{r.kernel} {label}: {r.status} ({r.message})", False))
+            continue
+        if r.percent_of_ideal is not None and r.percent_of_ideal > 100 * IDEAL_SLACK:
+            verdicts.append((f"{r.kernel} {label} above its ideal "
+                             f"({r.percent_of_ideal:.1f}%)", False))
+        if r.rung == 5 and r.percent_of_roofline is not None:
+            verdicts.append((f"{r.kernel} rung 5 >= {100 * ROOFLINE_SHARE:.0f}% of the "
+                             f"{r.platform} roofline ({r.percent_of_roofline:.1f}%)",
+                             r.percent_of_roofline >= 100 * ROOFLINE_SHARE))
+    return verdicts
+
+
+def platform_markdown(rows: list[tuple[str, SimResult]], verdicts: list[tuple[str, bool]],
+                      platform: str, size: int, latency: int) -> str:
+    lines = [f"Memory-bound rungs on {platform} at {size} {DTYPE} elements, memory latency "
+             f"{latency} cycles (fast memory model with the platform's bank bandwidth).", "",
+             "| kernel | row | CUs | result | cycles | elements/cycle | ideal | % of ideal | "
+             "roofline | % of roofline |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for label, r in rows:
+        def fmt(value: float | None, spec: str) -> str:
+            return "-" if value is None else format(value, spec)
+        lines.append(f"| {r.kernel} | {label} | {r.compute_units} | {r.status} | "
+                     f"{r.cycles or '-'} | {fmt(r.elements_per_cycle, '.2f')} | "
+                     f"{fmt(r.ideal_elements_per_cycle, '.2f')} | "
+                     f"{fmt(r.percent_of_ideal, '.1f')} | "
+                     f"{fmt(r.roofline_elements_per_cycle, '.2f')} | "
+                     f"{fmt(r.percent_of_roofline, '.1f')} |")
+    lines += ["", *[f"- {'PASS' if ok else 'FAIL'}: {text}" for text, ok in verdicts]]
+    return "\n".join(lines) + "\n"
 
 
 def measure_speed(library: Library, memory: str, size: int, rung: int,
@@ -185,10 +262,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="elements of the AxiRam speed run (rung 4 add)")
     parser.add_argument("--no-resources", action="store_true", help="skip Yosys")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--platform", default=None,
+                        help="measure rung 4 (one bank, a bank per port) and rung 5 on this "
+                             "platform's memory bandwidth instead (u55c, u250)")
+    parser.add_argument("--platform-size", type=int, default=PLATFORM_SIZE,
+                        help="elements per run with --platform")
     args = parser.parse_args(argv)
     out = args.out or paths.build_dir() / "benchmarks"
     out.mkdir(parents=True, exist_ok=True)
     library = Library(paths.specs_dir())
+    if args.platform:
+        return platform_main(library, args, out)
 
     print(f"ladder: {len(args.kernels)} kernels x {len(RUNGS)} rungs at {args.size} "
           f"elements", file=sys.stderr)
@@ -216,6 +300,28 @@ def main(argv: list[str] | None = None) -> int:
           + (f", {out / 'ladder.png'}" if drawn else ""))
     failed = any(r.status == "failed" for r in [*results, *speeds])
     return 1 if failed else 0
+
+
+def platform_main(library: Library, args: argparse.Namespace, out: Path) -> int:
+    name = platforms.load(args.platform).name
+    print(f"ladder on {name}: {len(args.kernels)} kernels x {len(PLATFORM_ROWS)} rows at "
+          f"{args.platform_size} elements", file=sys.stderr)
+    rows = run_platform(library, args.kernels, args.platform, args.platform_size,
+                        args.latency, out)
+    verdicts = platform_checks(rows)
+    text = platform_markdown(rows, verdicts, name, args.platform_size, args.latency)
+    (out / f"ladder_{name}.md").write_text(text)
+    (out / f"ladder_{name}.json").write_text(json.dumps({
+        "platform": name, "size": args.platform_size, "latency": args.latency,
+        "dtype": DTYPE,
+        "results": [r.to_json() | {"row": label, "percent_of_ideal": r.percent_of_ideal,
+                                   "percent_of_roofline": r.percent_of_roofline}
+                    for label, r in rows],
+        "checks": [{"check": text, "passed": ok} for text, ok in verdicts],
+    }, indent=1))
+    print(text)
+    print(f"written: {out / f'ladder_{name}.md'}, {out / f'ladder_{name}.json'}")
+    return 0 if all(ok for _, ok in verdicts) else 1
 
 
 if __name__ == "__main__":
