@@ -97,8 +97,9 @@ class Kernel:
         reduction); ulp bounds add up along a chain of inexact ops. Every verifier (csim's
         testbench, fpgakern's own comparison) holds results to it."""
         classes = [op.accuracy_for(dtype_name) for op in self.ops_used(dtype_name)]
-        if any(a.kind == "reduction" for a in classes):
-            return Accuracy("reduction")
+        reductions = [a for a in classes if a.kind == "reduction"]
+        if reductions:  # one at most: a reduction stands only at the root
+            return reductions[0]
         ulps = sum(a.ulps for a in classes if a.kind == "ulp")
         return Accuracy("ulp", ulps) if ulps else Accuracy("exact")
 

@@ -170,6 +170,7 @@ class Route:
     finish: Callable[[torch.Tensor], torch.Tensor] | None = None
     int64_sum: bool = False  # torch's int64 sum from the int32 kernel (see _int64_sum)
     float_sum: bool = False  # a float sum: its order must not decide an overflow
+    float_prod: bool = False  # a float product: its order must not decide a range error
 
 
 # Integer dtypes whose values all fit int32: torch sums them into int64, which the int32
@@ -218,6 +219,13 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
             return f"no kernel sums {dtypes[0]} into {wanted}"
     if mirror in _FLOAT_SUMS and same is not None and result.is_floating_point:
         return dataclasses.replace(same, finish=_plus_zero, float_sum=True)
+    if mirror == "torch.prod":
+        if result == torch.int64:
+            # The int32 kernel's product wraps modulo 2**32; torch's int64 product does
+            # not, and its low 32 bits do not give back the rest.
+            return "torch multiplies integers in int64; the kernel's int32 product wraps"
+        if same is not None and result.is_floating_point:
+            return dataclasses.replace(same, float_prod=True)
     return same if same is not None else missing
 
 
@@ -269,6 +277,30 @@ def _float_sum_overflow(inputs: list[torch.Tensor]) -> str | None:
         return None
     return ("values this large may overflow a partial sum in one summation order and not "
             "in another (the kernel's order is not torch's)")
+
+
+def _float_prod_range(x: torch.Tensor) -> str | None:
+    """Why the kernel's float32 product of ``x`` may not be torch's beyond rounding, or
+    None. The kernel multiplies in another order than torch, which changes the rounding
+    (docs/runtime.md) but must not change whether a partial product overflows or leaves
+    the normal range: with 1e30, 1e30, 1e-30 one order gives inf, another 1e30. Each
+    nonzero finite element lies in [2**lo, 2**hi] (lo, hi integers from frexp; hi = lo
+    for a power of two, so +-1 counts 0), so no partial product exceeds 2**(sum of the
+    positive hi) nor falls below 2**(sum of the negative lo); when those stay within
+    2**+-125 (room for the roundings) every order keeps every partial product normal. A
+    NaN makes every order NaN; zeros and infinities then decide the result alike in every
+    order (0 * inf is NaN wherever they meet)."""
+    if bool(torch.isnan(x).any()):
+        return None
+    finite = x[torch.isfinite(x) & (x != 0)]
+    mantissa, exponent = torch.frexp(finite)  # |mantissa| in [0.5, 1)
+    lo = exponent.to(torch.int64) - 1
+    hi = lo + (mantissa.abs() != 0.5).to(torch.int64)
+    if int(hi.clamp(min=0).sum()) <= 125 and int(lo.clamp(max=0).sum()) >= -125:
+        return None
+    return ("factors this large or small may overflow or underflow a partial product in "
+            "one order of multiplication and not in another (the kernel's order is not "
+            "torch's)")
 
 
 def _caller_stacklevel() -> int:
@@ -331,13 +363,13 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         # torch's integer trunc/floor division checks every divisor first (the kernel's
         # own answer for x/0, -1, is for callers without torch's rules: docs/runtime.md).
         raise RuntimeError("ZeroDivisionError")
+    if tensors[0].numel() == 0:
+        # Nothing to compute: torch's own answer (an empty tensor, sum's +0 or 0, prod's
+        # 1, max's error) is the op's, and it is no fallback, whatever the dtypes.
+        return twin(*tensors, **scalars, **options)
     route = _dtype_route(kernel, [t.dtype for t in tensors], result, options)
     if isinstance(route, str):
         return _fallback(kernel, route, tensors, scalars, options)
-    if tensors[0].numel() == 0:
-        # Nothing to compute: torch's own answer (an empty tensor, sum's +0 or 0, max's
-        # error) is the op's, and it is no fallback.
-        return twin(*tensors, **scalars, **options)
     flat = [t.detach().to(route.inputs).contiguous().reshape(-1) for t in tensors]
     if route.int64_sum:
         finish = _int64_sum(flat[0])
@@ -348,6 +380,10 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         overflow = _float_sum_overflow(flat)
         if overflow is not None:
             return _fallback(kernel, overflow, tensors, scalars, options)
+    if route.float_prod:
+        out_of_range = _float_prod_range(flat[0])
+        if out_of_range is not None:
+            return _fallback(kernel, out_of_range, tensors, scalars, options)
     dev = device()
     if dev is None:
         return _fallback(kernel, "no fpgakern build tree to run from", tensors, scalars,

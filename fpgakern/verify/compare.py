@@ -59,10 +59,17 @@ def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     return np.abs(ordered_ints(expected) - ordered_ints(actual))
 
 
-def reduction_bound(reduced: np.ndarray) -> float:
-    """The absolute error a float reduction of ``reduced`` may have:
-    ``len * 2**-24 * sum(|x|)`` plus the smallest subnormal."""
-    magnitude = float(np.sum(np.abs(reduced.astype(np.float64))))
+def reduction_bound(reduced: np.ndarray, accuracy: Accuracy | None = None) -> float:
+    """The absolute error a float reduction of ``reduced`` may have, plus the smallest
+    subnormal: ``len * 2**-24 * sum(|x|)`` for a sum (each of its len roundings errs by at
+    most half an ulp of a partial sum, itself at most sum(|x|)); for a product (bound
+    ``product``), ``len * 2**-24 * |prod(x)|``: each of its len - 1 multiplications and
+    the reference's own rounding to float32 err by at most 2**-24 relative while the
+    partial products stay normal (the stimuli keep them so: verify.stimulus)."""
+    wide = np.abs(reduced.astype(np.float64))
+    with np.errstate(all="ignore"):
+        magnitude = float(np.prod(wide) if accuracy is not None and
+                          accuracy.bound == "product" else np.sum(wide))
     return reduced.size * _F32_EPS_HALF * magnitude + _F32_MIN_SUBNORMAL
 
 
@@ -76,7 +83,7 @@ def compare(
 
     Any NaN matches any NaN (hardware returns the canonical quiet NaN). For a
     ``reduction`` accuracy, ``reduced`` holds the values that were reduced, which set the
-    error bound ``len * 2**-24 * sum(|x|)``.
+    error bound (:func:`reduction_bound`).
     """
     expected = np.asarray(expected)
     actual = np.asarray(actual)
@@ -99,7 +106,7 @@ def compare(
         else:
             if reduced is None:
                 raise ValueError("a reduction comparison needs the reduced values")
-            bound = reduction_bound(reduced)
+            bound = reduction_bound(reduced, accuracy)
             with np.errstate(invalid="ignore"):
                 error = np.abs(expected.astype(np.float64) - actual.astype(np.float64))
                 close = np.isfinite(expected) & (error <= bound)

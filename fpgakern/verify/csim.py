@@ -127,9 +127,10 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     expected = oracle.expected_output(kernel, dtype_name, case)
     parts.append(np.ascontiguousarray(expected, dtype=kernel.output_dtype(dtype_name).numpy)
                  .tobytes())
-    if kernel.accuracy(dtype_name).kind == "reduction":
+    accuracy = kernel.accuracy(dtype_name)
+    if accuracy.kind == "reduction":
         reduced = oracle.reduction_operand(kernel, dtype_name, case)
-        parts.append(np.float64(compare.reduction_bound(reduced)).tobytes())
+        parts.append(np.float64(compare.reduction_bound(reduced, accuracy)).tobytes())
     path.write_bytes(b"".join(parts))
 
 

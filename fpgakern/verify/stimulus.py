@@ -49,6 +49,22 @@ def random_values(dtype: DType, size: int, rng: np.random.Generator) -> np.ndarr
     return (mantissa * np.exp2(exponent)).astype(np.float32)
 
 
+def _multiplies(kernel: Kernel) -> bool:
+    """A reduction whose combine is a product: random data spanning many magnitudes would
+    overflow or underflow its partial products, differently in each order."""
+    reduction = kernel.reduction
+    return reduction is not None and reduction.combine == "mul"
+
+
+def product_values(size: int, rng: np.random.Generator) -> np.ndarray:
+    """Random float32 values +-2**u, u uniform in [-1/8, 1/8]: for up to 1008 of them,
+    even the product of all factors above 1 (or all below) stays within 2**+-126, so every
+    order of multiplication keeps its partial products normal and the relative error
+    bound of a product (verify.compare.reduction_bound) applies."""
+    sign = rng.choice(np.array([-1.0, 1.0]), size=size)
+    return (sign * np.exp2(rng.uniform(-0.125, 0.125, size=size))).astype(np.float32)
+
+
 def _pairs(dtype: DType, arity: int) -> list[np.ndarray]:
     """Every special value against every other (for binary kernels), else the list itself."""
     values = specials(dtype)
@@ -77,8 +93,11 @@ def cases(
     names = kernel.inputs
     defaults = {s.name: s.default for s in kernel.scalars}
 
+    product = dtype.is_float and _multiplies(kernel)
+
     def make(label: str, n: int, scalars: dict[str, float | int] | None = None) -> Case:
-        tensors = {name: random_values(dtype, n, rng) for name in names}
+        tensors = {name: product_values(n, rng) if product else random_values(dtype, n, rng)
+                   for name in names}
         return Case(label, tensors, scalars or dict(defaults))
 
     out = [make("random", size), make("size_1", 1), make("odd_tail", lanes * 3 + 5)]
@@ -103,12 +122,18 @@ def _reduction_specials(
 
     Every input gets a tensor (a reduction may have several: ``sum(a * b)``). The special
     values take turns among the inputs; in the hand-made float cases the first input
-    carries the pattern and the others hold ones, so a product passes it on unchanged."""
+    carries the pattern and the others hold ones, so a product passes it on unchanged.
+    A product reduction's special values sit among +-1s: every multiplication is then
+    exact, and the special value (a subnormal, the largest float) comes out unchanged
+    but for its sign in every order, where ordinary factors would overflow or underflow
+    some orders' partial products and not others'."""
     names = kernel.inputs
     bases = {}
     for name in names:
         base = random_values(dtype, 100, rng)
-        if dtype.is_float:
+        if dtype.is_float and _multiplies(kernel):
+            base = rng.choice(np.array([-1.0, 1.0], dtype=np.float32), size=100)
+        elif dtype.is_float:
             base = np.clip(base, -1e3, 1e3).astype(np.float32)  # keep order-dependent overflow out
         bases[name] = base
     out = []

@@ -3,7 +3,7 @@ fk_reduce_core.sv) in Verilator.
 
 Each reduction is checked three ways:
 * against the op table's numpy reference: bit for bit for int32 and for fp32 max/min, and
-  within the float64 error bound for the fp32 sum;
+  within the float64 error bound for the fp32 sum and product;
 * bit for bit against ``order_model`` below, the documented order of combination (lane
   tree, P interleaved partials, halving combine) written with numpy float32 operations:
   this is the model the HLS C++ generator mirrors;
@@ -28,7 +28,7 @@ from fpgakern.backends.rtl import reduce, sources
 from fpgakern.ir.ops import OPS
 from fpgakern.tools.cache import cached_build, key_of
 from fpgakern.tools.verilator_build import verilate
-from fpgakern.verify import opsim
+from fpgakern.verify import compare, opsim, stimulus
 
 U32 = np.uint32
 F32 = np.float32
@@ -41,6 +41,8 @@ REDUCTIONS = {
     ("sum", "int32"): ("fk_reduce_int32_sum", 1, 1),
     ("max", "int32"): ("fk_reduce_int32_max", 1, 1),
     ("min", "int32"): ("fk_reduce_int32_min", 1, 1),
+    ("prod", "float32"): ("fk_reduce_fp32_prod", 8, 6),
+    ("prod", "int32"): ("fk_reduce_int32_prod", 4, 3),
 }
 
 DRIVER = r"""
@@ -269,7 +271,7 @@ def check_reference(op_name: str, dtype: str, reductions: list[np.ndarray],
             if np.isnan(wf) or np.isinf(wf):
                 assert np.isnan(gf) == np.isnan(wf) and (np.isnan(wf) or gf == wf)
                 continue
-            bound = x.size * 2.0**-24 * np.abs(x.astype(np.float64)).sum() + 2.0**-149
+            bound = compare.reduction_bound(x, OPS[op_name].accuracy_for(dtype))
             assert abs(float(gf) - float(wf)) <= bound, (values.size, gf, wf, bound)
         elif dtype == "float32" and np.isnan(want.view(F32)):
             assert g == U32(0x7FC0_0000), hex(g)
@@ -293,6 +295,9 @@ def _values(op_name: str, dtype: str, n: int, rng: np.random.Generator,
         bits[sub] = rng.integers(0, 1 << 23, int(sub.sum()), dtype=U32) | (
             rng.integers(0, 2, int(sub.sum()), dtype=U32) << U32(31))
         return bits
+    if op_name == "prod" and not special:
+        # Factors near 1: the partial products stay normal in every order.
+        return stimulus.product_values(n, rng).view(U32)
     if special:
         return rng.choice(opsim.fp32_unary_specials(), n)
     return opsim.fp32_random(rng, n)
@@ -308,7 +313,8 @@ def _lengths(lanes: int, p: int) -> list[int]:
 # Lane counts in CI: both widths for the fp32 sum, one per other module, and the other
 # tests reuse these builds (each distinct build costs a few seconds the first time).
 CI_LANES = {("sum", "float32"): (1, 16), ("max", "float32"): (16,), ("min", "float32"): (1,),
-            ("sum", "int32"): (16,), ("max", "int32"): (1,), ("min", "int32"): (16,)}
+            ("sum", "int32"): (16,), ("max", "int32"): (1,), ("min", "int32"): (16,),
+            ("prod", "float32"): (1,), ("prod", "int32"): (16,)}
 CI_CASES = [(op, dtype, lanes) for (op, dtype), widths in CI_LANES.items() for lanes in widths]
 
 
@@ -386,7 +392,8 @@ def test_op_table_entry(op_name, dtype):
 @pytest.mark.parametrize(("op_name", "dtype", "lanes"), [("sum", "float32", 1),
                                                          ("sum", "float32", 16),
                                                          ("max", "int32", 1),
-                                                         ("sum", "int32", 16)])
+                                                         ("sum", "int32", 16),
+                                                         ("prod", "int32", 1)])
 def test_drain_latency_matches_op_table(op_name, dtype, lanes, rng):
     """Cycles from taking the last beat to out_valid: the op table's latency for LANES=1,
     plus log2(LANES) * OPLAT for the lane tree; the same with and without input gaps."""

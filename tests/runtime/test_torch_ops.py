@@ -72,6 +72,20 @@ def test_op_equals_torch(qualname, dtype):
     for tensors in _inputs(kernel, dtype):
         with warnings.catch_warnings():
             warnings.simplefilter("error", fk_torch.FallbackWarning)  # must run the kernel
+            if (kernel.name, dtype) == ("prod", "int32"):
+                # torch multiplies int32 into int64; the kernel's product wraps, so the
+                # op runs torch.prod, and says why.
+                reason = fk_torch._dtype_route(kernel, [torch.int32], torch.int64, {})
+                assert isinstance(reason, str) and "int32 product wraps" in reason
+                warnings.simplefilter("ignore", fk_torch.FallbackWarning)
+                assert torch.equal(op(*tensors), torch.prod(*tensors))
+                continue
+            if (kernel.name, dtype) == ("prod", "float32"):
+                # Factors that may overflow or underflow some order's partial products
+                # (a special value such as the largest float) run torch.prod instead.
+                unsafe = fk_torch._float_prod_range(tensors[0]) is not None
+                warnings.simplefilter("ignore" if unsafe else "error",
+                                      fk_torch.FallbackWarning)
             if (kernel.name, dtype) == ("sum", "int32"):
                 # The int64 result comes from the kernel when min and max bound it to a
                 # window narrower than 2**32 (the n-2 other elements lie between them).
@@ -150,10 +164,20 @@ def _judge(kernel, dtype, tensors, ours):
         # op table orders -0 < +0.
         assert (np.signbit(ours.numpy()[opposite_zeros]) == (name == "minimum")).all()
         return
-    if is_float and name == "max":
+    if name == "prod" and is_float:
+        # The hardware's order of multiplication: within n*2^-24*|prod x| of the exact
+        # product while every partial product stays normal (else it fell back above).
+        x = tensors[0].numpy()
+        exact = np.array([np.prod(x.astype(np.float64))], np.float32)
+        accuracy = compare.accuracy_of(kernel, dtype)
+        verdict = compare.compare(exact, np.atleast_1d(ours.numpy()), accuracy, x)
+        assert verdict.passed, verdict.summary()
+        return
+    if is_float and name in ("max", "min"):
         x = tensors[0].numpy()
         if not np.isnan(x).any() and float(ours) == 0:
-            assert not np.signbit(ours.numpy())  # +0 wins over -0; torch's pick varies
+            # the op table orders -0 < +0; torch's pick among zeros varies
+            assert np.signbit(ours.numpy()) == (name == "min" and np.signbit(x[x == 0]).any())
             return
     assert same.all(), (want[~torch.from_numpy(same)][:5], ours[~torch.from_numpy(same)][:5])
 

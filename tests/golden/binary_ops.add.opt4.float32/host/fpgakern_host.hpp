@@ -72,6 +72,10 @@ inline float add(float a, float b) { return a + b; }
 inline int32_t add(int32_t a, int32_t b) {  // wraps, like the kernel's int32 adds
     return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
+inline float mul(float a, float b) { return a * b; }
+inline int32_t mul(int32_t a, int32_t b) {  // wraps, like the kernel's int32 multiplies
+    return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
 inline float maximum(float a, float b) {  // NaN propagates; -0 < +0
     if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
     if (a == b) return std::signbit(a) ? b : a;
