@@ -665,6 +665,31 @@ _TRANSCENDENTAL: tuple[Op, ...] = (
        vitis=_hls_math("log2")),
 )
 
+# --------------------------------------------------------------------------- more transcendental
+# Issue 14's further float32 functions, each within 2 ulp of the correctly rounded result
+# (MPFR: tests/oplib/test_transcendental.py, benchmarks/operator_sweep_hard.py).
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    """torch.rsqrt: 1 / sqrt(x) as torch's CPU kernel computes it, a correctly rounded
+    square root and a correctly rounded division (two roundings: within 1 ulp of the
+    correctly rounded result). rsqrt(-0) = -inf, rsqrt(x < 0) = NaN, rsqrt(+inf) = +0."""
+    with np.errstate(all="ignore"):
+        return (np.float32(1.0) / np.sqrt(x)).astype(x.dtype)
+
+
+# fsqrt then fdiv: Vitis binds both to Floating-Point Operator cores, IEEE-rounded, so
+# the HLS result is torch's bit for bit (hls::rsqrt, bit-approximate, would not be).
+_RSQRT = VitisImpl("Floating-Point Operator cores (fsqrt, then fdiv)", "flush",
+                   "two roundings, <= 1 ulp of the correctly rounded 1/sqrt(x)")
+
+_MORE_TRANSCENDENTAL: tuple[Op, ...] = (
+    Op("rsqrt", 1, "elementwise", FLOAT, _rsqrt, "(1.0f / hls::sqrt({0}))",
+       "1 / sqrt(x), as torch: sqrt then divide (two roundings, <= 1 ulp of MPFR)",
+       rtl={"float32": RtlImpl("fk_fp32_rsqrt", 34)},
+       vitis=_RSQRT),
+)
+
 _REDUCTIONS: tuple[Op, ...] = (
     Op("sum", 1, "reduce", BOTH, _sum, "({0} + {1})", "sum of all elements",
        accuracy={"float32": Accuracy("reduction"), "int32": EXACT},
@@ -694,7 +719,8 @@ _REDUCTIONS: tuple[Op, ...] = (
 )
 
 OPS: dict[str, Op] = {op.name: op for op in (
-    _ELEMENTWISE + _BIT_EXACT + _TRANSCENDENTAL + _REDUCTIONS)}
+    _ELEMENTWISE + _BIT_EXACT + _TRANSCENDENTAL + _MORE_TRANSCENDENTAL
+    + _REDUCTIONS)}
 
 # Infix and prefix spellings used by the expression parser.
 BINARY_SYMBOLS: dict[str, str] = {op.symbol: op.name for op in _ELEMENTWISE

@@ -1,4 +1,4 @@
-"""The transcendental RTL operators (log, log2, ...) against the correctly rounded float32
+"""The transcendental RTL operators (log, log2, rsqrt, ...) against the correctly rounded float32
 result, computed with MPFR through gmpy2 (not against another float32 library): each
 stays within the ulp bound docs/operators.md states for its RTL (the op table's contract
 is looser). Special values (NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its
@@ -24,7 +24,7 @@ U32 = np.uint32
 F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
-STATED_ULPS = {"log": 1, "log2": 1}
+STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 
 # float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
@@ -41,11 +41,17 @@ def _sigmoid(x: float) -> object:
     return FLOAT32_CONTEXT.div(1, _WIDE.add(1, _WIDE.exp(-x)))
 
 
+def _rsqrt(x: float) -> object:
+    # MPFR's rec_sqrt(-0) is +inf; torch's (and IEEE's 1/sqrt(-0)) is -inf.
+    return float("-inf") if x == 0 and str(x).startswith("-") else FLOAT32_CONTEXT.rec_sqrt(x)
+
+
 MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
     "exp": FLOAT32_CONTEXT.exp,
     "sigmoid": _sigmoid,
     "log": FLOAT32_CONTEXT.log,
     "log2": FLOAT32_CONTEXT.log2,
+    "rsqrt": _rsqrt,
 }
 
 
@@ -91,11 +97,16 @@ def _around(centres: list[float], width: int) -> np.ndarray:
 
 def specials(op_name: str) -> np.ndarray:
     """Named values, every exponent x edge mantissas (both signs), and the floats around
-    1 (where the result's exponent runs down to 2^-24), 2 and 0.5 (powers of two: exact
-    results) and around the interval edges of the log table's first and last entries."""
-    del op_name  # the log family shares its interesting points
-    edges = [1.0, 2.0, 0.5, 1.0 + 2.0**-7, 1.0 - 2.0**-8, 1.0 - 2.0**-7, 4.0, 0.25,
-             2.0**-126, 2.0**127]
+    each op's edges. log, log2: 1 (where the result's exponent runs down to 2^-24), 2 and
+    0.5 (powers of two: exact results) and the interval edges of the log table's first
+    and last entries. rsqrt: powers of 4 (exact results) and of 2 (odd exponents), the
+    smallest normal and subnormal, the largest float."""
+    if op_name == "rsqrt":
+        edges = [1.0, 2.0, 4.0, 0.5, 0.25, 2.0**-126, 2.0**-148, 2.0**-149 * 3, 2.0**126,
+                 2.0**127, float(np.finfo(F32).max) * 0.999]
+    else:
+        edges = [1.0, 2.0, 0.5, 1.0 + 2.0**-7, 1.0 - 2.0**-8, 1.0 - 2.0**-7, 4.0, 0.25,
+                 2.0**-126, 2.0**127]
     return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600)])
 
 
@@ -108,6 +119,9 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
     near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
     octave = rng.uniform(0.5, 2.0, k).astype(F32)
+    if op_name == "rsqrt":  # both exponent parities over every mantissa, and subnormals
+        octave = rng.uniform(1.0, 4.0, k).astype(F32)
+        near_one = rng.integers(1, 0x80_0000, k, dtype=U32).view(F32)
     mixture = opsim.fp32_random(rng, n - 3 * k)
     return [np.concatenate([specials(op_name), any_positive, near_one.view(U32),
                             octave.view(U32), mixture])]
@@ -133,27 +147,40 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
     worst = int(np.argmax(dist))
     assert dist.max() <= STATED_ULPS[op_name], (hex(operands[0][worst]), hex(got[worst]),
                                                 hex(want[worst]), int(dist[worst]))
-    # Not finite, or exactly representable (log2 of a power of two, log(1)): exact.
+    # Not finite, or exactly representable (log2 of a power of two, log(1), rsqrt of a
+    # power of 4): exact.
     x = operands[0].view(F32)
     exact = ~np.isfinite(want.view(F32)) | (x <= 0) | (x == 1)
     if op_name == "log2":
         exact |= np.frexp(x)[0] == 0.5
+    if op_name == "rsqrt":
+        mant, expo = np.frexp(x)
+        exact |= (mant == 0.5) & (expo % 2 == 1)
+    assert exact.sum() > 100
     assert (dist[exact] == 0).all()
-    # The table reference (float64 rounded once more) stays within the op table's bound.
     ref = opsim.reference_bits(op_name, "float32", operands)
-    assert ulp_distance(ref, want).max() <= 1
+    if OPS[op_name].accuracy.kind == "exact":  # rsqrt: torch's two roundings, bit for bit
+        assert (ulp_distance(ref, got) == 0).all()
+    else:  # the table reference (float64 rounded once more) within the op table's bound
+        assert ulp_distance(ref, want).max() <= 1
+
+
+# NaN (quiet, signalling, negative), -1, -inf, -2^-149, -0, +0, +inf, 1, 2^-149: results.
+_SPECIAL_INPUTS = [0x7FC0_0000, 0xFFC0_1234, 0x7F80_0001, 0xBF80_0000, 0xFF80_0000,
+                   0x8000_0001, 0x8000_0000, 0x0000_0000, 0x7F80_0000, 0x3F80_0000,
+                   0x0000_0001]
+SPECIAL_RESULTS = {
+    "log": [0x7FC0_0000] * 6 + [0xFF80_0000, 0xFF80_0000, 0x7F80_0000, 0, 0xC2CE_8ED0],
+    "log2": [0x7FC0_0000] * 6 + [0xFF80_0000, 0xFF80_0000, 0x7F80_0000, 0, 0xC315_0000],
+    # rsqrt(-0) = -inf, (+0) = +inf, (+inf) = +0, (1) = 1, (2^-149) = 2^74.5 rounded
+    "rsqrt": [0x7FC0_0000] * 6 + [0xFF80_0000, 0x7F80_0000, 0, 0x3F80_0000, 0x64B5_04F3],
+}
 
 
 @pytest.mark.parametrize("op_name", OPS_UNDER_TEST)
 def test_special_values_and_canonical_nan(op_name):
-    x = np.array([0x7FC0_0000, 0xFFC0_1234, 0x7F80_0001, 0xBF80_0000, 0xFF80_0000,
-                  0x8000_0001, 0x8000_0000, 0x0000_0000, 0x7F80_0000, 0x3F80_0000,
-                  0x0000_0001], U32)
-    log_min = {"log": 0xC2CE_8ED0, "log2": 0xC315_0000}[op_name]  # log(2^-149)
-    want = [0x7FC0_0000] * 6 + [0xFF80_0000, 0xFF80_0000, 0x7F80_0000, 0x0000_0000,
-                                log_min]
-    got = simulate(op_name, [x])
-    assert [hex(g) for g in got] == [hex(w) for w in want]
+    got = simulate(op_name, [np.array(_SPECIAL_INPUTS, U32)])
+    assert [hex(g) for g in got] == [hex(w) for w in SPECIAL_RESULTS[op_name]]
 
 
 def test_log_table_is_generated():
@@ -179,3 +206,16 @@ def test_sweep_one_million_against_mpfr(op_name):
     rng = np.random.default_rng(20260522)
     _, _, dist = ulp_check(op_name, vectors(op_name, rng, 1_000_000))
     assert dist.max() <= STATED_ULPS[op_name]
+
+
+def test_rsqrt_reference_is_torchs(rng):
+    """rsqrt's reference (and so its RTL, bit-exact with it) is torch.rsqrt bit for bit,
+    on its vectorized path and its scalar path (every 97th element alone)."""
+    torch = pytest.importorskip("torch")
+    x = vectors("rsqrt", rng, N_RANDOM)[0].view(F32)
+    ours = OPS["rsqrt"].reference(x).view(U32)
+    theirs = torch.rsqrt(torch.from_numpy(x.copy())).numpy().view(U32)
+    assert (ulp_distance(ours, theirs) == 0).all()
+    single = np.concatenate([torch.rsqrt(torch.from_numpy(x[i:i + 1].copy())).numpy()
+                             for i in range(0, x.size, 97)]).view(U32)
+    assert (ulp_distance(ours[::97], single) == 0).all()
