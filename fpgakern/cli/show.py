@@ -15,7 +15,7 @@ from fpgakern.backends.hls.generator import (
 )
 from fpgakern.backends.templates import render
 from fpgakern.cli._common import RUNG, console, load_library, specs_option
-from fpgakern.ladder import LAST_RUNG, plan
+from fpgakern.ladder import RUNGS, plan
 from fpgakern.link import platforms
 from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 
@@ -24,35 +24,46 @@ WHAT = ("kernel", "testbench", "link-config")
 
 @click.command("show")
 @click.argument("kernel")
-@click.option("--opt", type=RUNG, default=LAST_RUNG, show_default=True,
-              help="Rung to show.")
+@click.option("--opt", type=RUNG, default=None,
+              help="Rung to show (default: the highest the kernel builds).")
 @click.option("--dtype", default=None, help="Dtype to show (default: the kernel's first).")
 @click.option("--what", type=click.Choice(WHAT), default="kernel", show_default=True,
               help="Which generated file to show.")
 @click.option("--platform", "platform_name", default=DEFAULT_PLATFORM, show_default=True,
               help="Platform whose banks the link config names "
                    f"({', '.join(platforms.available())}) or a platform .yaml.")
+@click.option("--bank-per-port", is_flag=True,
+              help="Place each port on a bank of its own (sp= per port), as rung 5 does; "
+                   "gives a single-CU rung a link config.")
 @click.option("--plain", is_flag=True,
               help="The code alone, no colours or line numbers (the default when piped).")
 @specs_option
-def command(kernel: str, opt: int, dtype: str | None, what: str, platform_name: str,
-            plain: bool, specs: Path | None) -> None:
+def command(kernel: str, opt: int | None, dtype: str | None, what: str,
+            platform_name: str, bank_per_port: bool, plain: bool,
+            specs: Path | None) -> None:
     """Show the generated HLS C++ of KERNEL at one rung, without building it.
 
     \b
-    Example:
+    Examples:
       fpgakern show binary_ops/add --opt 2
+      fpgakern show binary_ops/add --opt 5 --what link-config --platform u250
+      fpgakern show binary_ops/add --opt 4 --what link-config --bank-per-port
     """
     k = load_library(specs).get(kernel)
-    p = plan(k, opt, dtype or k.dtypes[0])
+    p = plan(k, max(k.rungs) if opt is None else opt, dtype or k.dtypes[0],
+             bank_per_port=bank_per_port)
     if what == "kernel":
         text, lexer = render_kernel(p), "cpp"
     elif what == "testbench":
         text = render(templates_dir(), k.kind, "testbench.cpp.j2", **context(p))
         lexer = "cpp"
     else:
-        if not p.rung.multi_cu:
-            raise click.UsageError("only rung 3 (multi_cu) has a link config")
+        if not (p.rung.multi_cu or p.bank_per_port):
+            linked = ", ".join(f"{r.index} ({r.name})" for r in RUNGS if r.multi_cu)
+            raise click.UsageError(f"rung {p.rung.index} ({p.rung.name}) is one CU with "
+                                   f"the default placement: no link config. Rungs "
+                                   f"{linked} have one; --bank-per-port gives any "
+                                   "dataflow rung one")
         text = render_link_config(p, platforms.load(platform_name))
         lexer = "ini"
     if plain or not console.is_terminal:

@@ -21,6 +21,8 @@ from fpgakern.cli._common import (
 )
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ir.kernel import Kernel
+from fpgakern.ladder import builds
+from fpgakern.link import platforms
 from fpgakern.report.tables import print_table
 from fpgakern.verify.rtlsim import DEFAULT_LATENCY, Memory, SimResult, simulate
 
@@ -30,6 +32,8 @@ Examples:
   fpgakern sim unary_ops/exp --dtype float32 --size 65536
   fpgakern sim 'binary_ops/*' --opt 2 --json
   fpgakern sim binary_ops/add --opt 0 --memory axiram --size 64 --waves
+  fpgakern sim binary_ops/add --opt 4 --platform u55c --bank-per-port --size 65536
+  fpgakern sim reduce_ops/sum --opt 5 --platform u250 --size 1048576
 """
 
 
@@ -37,7 +41,7 @@ def _jobs(kernels: list[Kernel], rung: int | None, dtype: str | None,
           explicit: bool) -> list[tuple[Kernel, int, str]]:
     jobs = []
     for k in kernels:
-        if rung is not None and rung not in k.rungs:
+        if rung is not None and not builds(k, rung):
             if explicit:
                 raise UsageError(f"{k.qualname} does not build rung {rung} "
                                  f"(its rungs: {', '.join(map(str, k.rungs))})")
@@ -62,7 +66,10 @@ def _table(results: list[SimResult]) -> Table:
     table = Table(title="RTL simulation (Verilator + cocotb)", title_justify="left",
                   box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("kernel", no_wrap=True)
-    for column in ("rung", "dtype", "size", "result", "cycles", "elem/cycle", "% ideal"):
+    roofline = any(r.roofline_elements_per_cycle for r in results)
+    columns = ("rung", "dtype", "size", "result", "cycles", "elem/cycle", "% ideal",
+               *(("CUs", "% roofline") if roofline else ()))
+    for column in columns:
         table.add_column(column, justify="left" if column in ("dtype", "result") else "right",
                          min_width=len(column), no_wrap=True)
     style = {"passed": "[green]pass[/]", "failed": "[red]FAIL[/]", "skipped": "[yellow]skip[/]"}
@@ -71,6 +78,7 @@ def _table(results: list[SimResult]) -> Table:
             r.kernel, str(r.rung), r.dtype, str(r.size), style[r.status],
             _fmt(r.cycles, "d"), _fmt(r.elements_per_cycle, ".3f"),
             _fmt(r.percent_of_ideal, ".1f"),
+            *((str(r.compute_units), _fmt(r.percent_of_roofline, ".1f")) if roofline else ()),
         )
     return table
 
@@ -80,7 +88,11 @@ def _line(r: SimResult) -> str:
     verdict = {"passed": "pass", "failed": "FAIL", "skipped": "skip"}[r.status]
     return (f"{r.kernel} opt{r.rung} {r.dtype}: {verdict}, size {r.size}, "
             f"{_fmt(r.cycles, 'd')} cycles, {_fmt(r.elements_per_cycle, '.3f')} elem/cycle, "
-            f"{_fmt(r.percent_of_ideal, '.1f')}% of ideal")
+            f"{_fmt(r.percent_of_ideal, '.1f')}% of ideal"
+            + (f" ({_fmt(r.ideal_elements_per_cycle, '.2f')}), {r.compute_units} CU(s), "
+               f"{_fmt(r.percent_of_roofline, '.1f')}% of the {r.platform} roofline "
+               f"({_fmt(r.roofline_elements_per_cycle, '.2f')})"
+               if r.roofline_elements_per_cycle else ""))
 
 
 @click.command("sim", epilog=EPILOG)
@@ -100,11 +112,18 @@ def _line(r: SimResult) -> str:
               help="Cycles from the last W beat to B (fast model; default: --latency).")
 @click.option("--waves", is_flag=True,
               help="Record a waveform per simulation (FST; VCD without liblz4-dev).")
+@click.option("--platform", default=None, metavar="NAME",
+              help="Give the fast model this platform's memory banks and their bandwidth "
+                   "(u55c, u250, u280, or a platform file); ideals are then bounded by "
+                   "memory (docs/sim.md, Memory bandwidth). Rung 5 is sized for it.")
+@click.option("--bank-per-port", is_flag=True,
+              help="With --platform: each data-moving port on a bank of its own (the "
+                   "link config's sp= per port) instead of all of a CU's ports on one.")
 @specs_option
 @json_option
 def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: str | None,
             size: int, memory: Memory, latency: int, write_latency: int | None, waves: bool,
-            specs: Path | None,
+            platform: str | None, bank_per_port: bool, specs: Path | None,
             as_json: bool) -> None:
     """Simulate kernels' generated RTL against the numpy reference.
 
@@ -115,6 +134,12 @@ def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: 
     """
     if rung is not None and all_rungs:
         raise UsageError("--opt and --all-rungs exclude each other")
+    if bank_per_port and platform is None:
+        raise UsageError("--bank-per-port places ports on a platform's banks: give --platform")
+    if platform is not None and memory != "fast":
+        raise UsageError("--platform limits the fast memory model's bandwidth: "
+                         "not with --memory axiram")
+    memory_system = platforms.load(platform).memory_system() if platform else None
     library = load_library(specs)
     chosen = library.select(list(kernels)) if kernels else library.kernels
     jobs = _jobs(chosen, rung, dtype, explicit=bool(kernels))
@@ -125,7 +150,8 @@ def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: 
         if not as_json:
             err_console.print(f"[dim]simulating {kernel.qualname} opt{rung_index} {d}...[/]")
         results.append(simulate(kernel, rung_index, d, size=size, memory=memory,
-                                latency=latency, write_latency=write_latency, waves=waves))
+                                latency=latency, write_latency=write_latency, waves=waves,
+                                memory_system=memory_system, bank_per_port=bank_per_port))
     if as_json:
         print_json({"results": [r.to_json() for r in results]})
     else:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
-from fpgakern.ladder import RUNGS, Plan, plan
+from fpgakern.ladder import RUNGS, Plan, builds, plan
 from fpgakern.spec.library import Library
 
 MANIFEST = "manifest.json"
@@ -111,15 +111,17 @@ def _kernel_for_top(library: Library, top: str) -> tuple[str, str] | None:
     return None
 
 
-def _rungs_with_ports(widths: set[int], bundles: set[str]) -> list[int]:
-    """The rungs, highest first, whose kernels have m_axi ports of these data widths and
-    bundle names: a vector rung's width, else one shared bundle (before dataflow) or one
-    per pointer. The xclbin does not say more, so a build tree decides between them."""
-    vector = [r.index for r in reversed(RUNGS) if r.vector_bits in widths]
-    if vector:
-        return vector
-    shared = bundles == {"m_axi_gmem"}
-    return [r.index for r in reversed(RUNGS) if not r.vector_bits and r.dataflow != shared]
+def _rungs_with_ports(widths: set[int], bundles: set[str], cus: int = 1) -> list[int]:
+    """The rungs whose kernels have m_axi ports of these data widths and bundle names (a
+    vector rung's width, else one shared bundle before dataflow or one per pointer), those
+    whose ``multi_cu`` flag matches the xclbin's ``cus`` first, each group highest first:
+    one 512-bit CU is rung 4, ten are rung 5; one one-word CU is rung 2, four are rung 3.
+    The xclbin does not say more, so a build tree decides between them."""
+    vector = [r for r in reversed(RUNGS) if r.vector_bits in widths]
+    if not vector:
+        shared = bundles == {"m_axi_gmem"}
+        vector = [r for r in reversed(RUNGS) if not r.vector_bits and r.dataflow != shared]
+    return [r.index for r in sorted(vector, key=lambda r: r.multi_cu != (cus > 1))]
 
 
 def from_xclbin(path: Path, library: Library, build_root: Path | None = None) -> Program:
@@ -146,7 +148,9 @@ def from_xclbin(path: Path, library: Library, build_root: Path | None = None) ->
         kernel = library.get(qualname)
         widths = {p.data_width for p in k.desc.masters}
         bundles = {p.name.lower() for p in k.desc.masters}
-        candidates = [r for r in _rungs_with_ports(widths, bundles) if r in kernel.rungs]
+        cu_names = tuple(name for name, _ in k.instances) or (f"{k.desc.name}_1",)
+        candidates = [r for r in _rungs_with_ports(widths, bundles, len(cu_names))
+                      if builds(kernel, r)]
         if not candidates:
             program.notes.append(f"{k.desc.name}: its interface matches no rung of "
                                  f"{qualname}; ignored")
@@ -159,6 +163,5 @@ def from_xclbin(path: Path, library: Library, build_root: Path | None = None) ->
                 if (folder / f"{k.desc.name}.cpp").is_file():
                     rung, hls_dir = r, folder
                     break
-        cu_names = tuple(name for name, _ in k.instances) or (f"{k.desc.name}_1",)
         program.add(Variant(plan(kernel, rung, dtype), len(cu_names), cu_names, hls_dir))
     return program

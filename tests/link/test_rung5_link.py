@@ -36,3 +36,40 @@ def test_rung3_keeps_its_build_placement(tmp_path):
     assert len(design.cus) == 4
     assert [{b.tag for _, banks in cu.port_banks for b in banks} for cu in design.cus] == [
         {f"DDR[{i}]"} for i in range(4)]
+
+
+@pytest.mark.parametrize(("ref", "rung", "cus"), [("binary_ops/add@opt5", 5, 10),
+                                                  ("binary_ops/add@opt4", 4, 1),
+                                                  ("binary_ops/add@opt3", 3, 4),
+                                                  ("binary_ops/add@opt2", 2, 1)])
+def test_an_xclbin_reads_back_as_its_rung(tmp_path, ref, rung, cus):
+    """Rungs 4 and 5 (2 and 3) have the same ports: the CU count tells them apart."""
+    from click.testing import CliRunner
+
+    from fpgakern.cli import main
+    from fpgakern.runtime import program
+
+    target = tmp_path / "k.xclbin"
+    result = CliRunner().invoke(main, ["link", ref, "--platform", "u55c", "-o", str(target),
+                                       "--build-dir", str(tmp_path / "build")])
+    assert result.exit_code == 0, result.output
+    variants = program.from_xclbin(target, LIBRARY).variants
+    assert [(v.plan.rung.index, v.compute_units) for v in variants.values()] == [(rung, cus)]
+
+
+def test_show_link_config_follows_the_flags():
+    from click.testing import CliRunner
+
+    from fpgakern.cli import main
+
+    def show(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(main, ["show", "binary_ops/add", "--what", "link-config",
+                                           "--plain", *args])
+        return result.exit_code, result.output
+
+    code, text = show("--opt", "5", "--platform", "u250")
+    assert code == 0 and "nk=add_f32:4" in text and text.count("\nsp=") == 12
+    code, text = show("--opt", "4")
+    assert code == 2 and "3 (multi_cu), 5 (vectorized_multi_cu)" in text
+    code, text = show("--opt", "4", "--bank-per-port", "--platform", "u55c")
+    assert code == 0 and "nk=add_f32:1" in text and "sp=add_f32_1.b:HBM[1]" in text
