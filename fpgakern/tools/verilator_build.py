@@ -39,6 +39,7 @@ def verilate(work: Path, arguments: Sequence[str], *, prefix: str,
     log = " ".join(generate) + "\n" + verilator.run(generate, what, work, env)
     for name, text in (files or {}).items():
         (obj / name).write_text(text)
+    make_variables = [*verilator.make_variables(), *make_variables]
     make = ["make", "--no-print-directory", "-j", "2", "-f", f"{prefix}.mk",
             *make_variables]
     log += _reuse_runtime(obj, prefix, make, make_variables, what, env)

