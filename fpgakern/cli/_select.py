@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fpgakern.errors import UsageError
-from fpgakern.ladder import LAST_RUNG, Plan, plan
+from fpgakern.ladder import LAST_RUNG, Plan, builds, plan
 from fpgakern.spec.library import Library
 
 
@@ -32,7 +32,8 @@ def plans_for(
 ) -> list[Plan]:
     """Every plan the selection names, in library order.
 
-    With explicit rungs or a dtype, a kernel that declares neither is an error when named
+    With explicit rungs or a dtype, a kernel that builds neither (``ladder.builds``: the
+    rungs its spec lists, and the on-request rungs they allow) is an error when named
     alone and skipped when it came from ``--all`` or a pattern.
     """
     if all_kernels and (kernels or categories):
@@ -54,7 +55,7 @@ def plans_for(
         wanted_dtypes = (dtype,) if dtype else kernel.dtypes
         for r in wanted_rungs:
             for d in wanted_dtypes:
-                if (r not in kernel.rungs or d not in kernel.dtypes) and not named_alone:
+                if (not builds(kernel, r) or d not in kernel.dtypes) and not named_alone:
                     continue
                 out.append(plan(kernel, r, d))
     if not out:
