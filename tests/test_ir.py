@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -41,8 +43,26 @@ def test_three_operand_call_and_negated_scalar():
     assert literals.args[0] == expr.Const(INT, 2) and literals.args[2] == expr.Const(INT, 1)
 
 
-def test_comparison_yields_bool():
-    assert parse("a < b", scalars=()).dtype == "bool"
+def test_comparison_yields_bool_for_where():
+    root = parse("where(a < b, a, 0)", scalars=())
+    assert root.dtype == F and root.args[0].dtype == "bool"
+    assert root.args[2] == expr.Const(F, 0.0)
+    # literal values take the type the comparison compares
+    assert parse("where(a < 1, 2, 3)", scalars=(), dtype=INT).dtype == INT
+    assert parse("where(a < b, 2, 3)", scalars=()).args[1] == expr.Const(F, 2.0)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("a < b", "'lt(a, b)' is a comparison, whose bool no output holds"),
+    ("(a < b) + a", "comparison 'lt(a, b)' as operand 1 of add()"),
+    ("where(a < b, a < b, a)", "comparison 'lt(a, b)' as operand 2 of where()"),
+    ("where(a, a, b)", "where() takes a comparison as its first operand"),
+    ("where(a < b, a, to_int32(b))", "type mismatch in where"),
+    ("maximum(a > b, a)", "comparison 'gt(a, b)' as operand 1 of maximum()"),
+])
+def test_a_comparison_is_only_a_condition(text, message):
+    with pytest.raises(expr.ExprError, match=re.escape(message)):
+        parse(text, scalars=())
 
 
 def test_conversion_changes_dtype():

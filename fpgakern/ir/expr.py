@@ -58,6 +58,8 @@ _AST_BINARY = {
 _AST_COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
                 ast.GtE: ">="}
 _AST_UNARY: dict[type[ast.unaryop], str] = {ast.USub: "-"}
+# The dtype of a comparison's result: only a condition operand (where's first) takes it.
+BOOL = "bool"
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,9 @@ def parse(
     message that names the offending part of the expression.
     """
     root = _Builder(inputs, scalars).build(syntax(text), top=True)
+    if root.dtype == BOOL:
+        raise ExprError(f"{shown(to_text(root))} is a comparison, whose bool no output "
+                        "holds; use it as where()'s condition: where(x > 0, x, 0)")
     if isinstance(root, Const):
         raise ExprError("the expression is a constant; it must use at least one input")
     if not any(isinstance(n, Input) for n in root.walk()):
@@ -211,7 +216,22 @@ class _Builder:
         if len(args) != entry.arity:
             raise ExprError(f"{name}() takes {entry.arity} operand(s), got {len(args)}")
         operands = [self.build(arg) for arg in args]
-        operand_dtype = _unify(name, operands)
+        for i, n in enumerate(operands):
+            is_condition = entry.condition and i == 0
+            if is_condition and n.dtype != BOOL:
+                raise ExprError(f"{name}() takes a comparison as its first operand "
+                                f"(where(x > 0, x, 0)), not {shown(to_text(n))}")
+            if not is_condition and n.dtype == BOOL:
+                raise ExprError(f"comparison {shown(to_text(n))} as operand {i + 1} of "
+                                f"{name}(): a comparison's bool is only where()'s "
+                                "condition (where(x > 0, x, 0))")
+        values = operands[1:] if entry.condition else operands
+        if entry.condition and all(isinstance(n, Const) for n in values):
+            # where(x > 0, 1, 0): literal values take the type the comparison compares.
+            condition = operands[0]
+            assert isinstance(condition, Apply)
+            values = [*values, *condition.args]
+        operand_dtype = _unify(name, values)
         if operand_dtype not in entry.dtypes:
             raise ExprError(
                 f"op {name} is not defined for {operand_dtype} "
@@ -221,7 +241,8 @@ class _Builder:
             if isinstance(n, Const) and (problem := value_problem(n.value, operand_dtype)):
                 raise ExprError(f"literal {shorten(repr(n.value))} in {name} is not a valid "
                                 f"{operand_dtype} ({problem})")
-        typed = tuple(_retype_const(n, operand_dtype) for n in operands)
+        typed = tuple(_retype_const(n, operand_dtype) if n.dtype != BOOL else n
+                      for n in operands)
         return Apply(entry.result_dtype or operand_dtype, entry, typed)
 
 

@@ -155,6 +155,9 @@ class Op:
     accuracy: Accuracy | Mapping[str, Accuracy] = EXACT
     symbol: str | None = None  # infix or prefix spelling in spec expressions
     result_dtype: str | None = None  # None: same as the operands
+    # Operand 0 is a condition: a comparison's bool, which no other operand may be; the
+    # op's dtype is that of the other operands (where).
+    condition: bool = False
     rtl: Mapping[str, RtlImpl] = field(default_factory=dict)
     # Reductions only: the elementwise op that merges partial results, and its identity
     # (-0.0 for float sums: x + -0 is x for every x, including -0, where +0 is not).
@@ -564,6 +567,12 @@ def _copysign(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return bits.view(a.dtype)
 
 
+def _where(cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch.where(cond, a, b): a's element where cond holds, else b's, bits unchanged
+    (NaN payloads and signed zeros included). cond is a comparison's result."""
+    return np.where(cond.astype(np.bool_), a, b).astype(a.dtype)
+
+
 def _reciprocal(x: np.ndarray) -> np.ndarray:
     """torch.reciprocal: 1 / x, one IEEE division (correctly rounded)."""
     with np.errstate(all="ignore"):
@@ -586,6 +595,9 @@ _RINT = VitisImpl("Floating-Point Operator core (float to int, int to float) + f
 _SIGN = VitisImpl("fcmp against 0 + select of constants", "compare", "exact")
 _COPYSIGN = VitisImpl("sign-bit logic (fk::copysign)", "exact", "exact")
 _CLAMP = VitisImpl("fcmp (comparator) + select, twice", "compare", "exact")
+# The comparison feeding where is its own node (fcmp, subnormals seen as zero); the
+# multiplexer passes the chosen operand's bits, subnormal or not.
+_WHERE = VitisImpl("select (multiplexer) on a comparison's result", "exact", "exact")
 
 _BIT_EXACT: tuple[Op, ...] = (
     Op("trunc", 1, "elementwise", BOTH, _trunc, "fk::trunc({0})",
@@ -626,6 +638,12 @@ _BIT_EXACT: tuple[Op, ...] = (
        rtl={"float32": RtlImpl("fk_fp32_clamp", 2),
             "int32": RtlImpl("fk_int32_clamp", 1)},
        vitis=_CLAMP),
+    Op("where", 3, "elementwise", BOTH, _where, "({0} ? {1} : {2})",
+       "a where the comparison cond holds, else b (torch.where); bits pass unchanged",
+       condition=True,
+       rtl={"float32": RtlImpl("fk_where", 0),
+            "int32": RtlImpl("fk_where", 0)},
+       vitis=_WHERE),
 )
 
 # --------------------------------------------------------------------------- transcendental

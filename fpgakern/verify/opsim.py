@@ -403,7 +403,11 @@ def reference_bits(op_name: str, dtype: str, operands: Sequence[np.ndarray]) -> 
     from fpgakern.ir.ops import OPS  # the op table is above this layer's data, import late
 
     np_type = np.float32 if dtype == "float32" else np.int32
-    ref = np.asarray(OPS[op_name].reference(*(x.view(np_type) for x in operands)))
+    op = OPS[op_name]
+    # A condition operand (where's first) is a 1-bit port: its bit 0 is the bool.
+    args = [(x & U32(1)) != 0 if op.condition and i == 0 else x.view(np_type)
+            for i, x in enumerate(operands)]
+    ref = np.asarray(op.reference(*args))
     return ref if ref.dtype == np.bool_ else ref.view(U32)
 
 

@@ -1,5 +1,5 @@
 """The bit-exact elementwise operators of issue 14 (trunc, floor, ceil, round, sign,
-copysign, reciprocal, clamp): first the op table's references against torch itself on
+copysign, reciprocal, clamp, where): first the op table's references against torch itself on
 special values (so the oracle is torch's answer, not a reading of its documentation),
 then the RTL operators against the references bit for bit. Latency and II=1 of every
 operator: test_latency.py; lint: test_lint.py; 1M-vector sweeps: benchmarks/operator_sweep.py.
@@ -92,6 +92,50 @@ def test_clamp_reference_is_torch_but_for_zeros_of_both_signs():
     ints = opsim.INT32_SPECIALS.view(np.int32)
     x, y, z = (g.reshape(-1) for g in np.meshgrid(ints, ints, ints[::3], indexing="ij"))
     assert (OPS["clamp"].reference(x, y, z) == _torch("clamp", x, y, z)).all()
+
+
+def _conditions(rng: np.random.Generator, n: int) -> np.ndarray:
+    """where's condition operand: the 1-bit port's value, 0 or 1, as uint32."""
+    return rng.integers(0, 2, n, dtype=U32)
+
+
+def test_where_reference_is_torch(rng):
+    """torch.where passes the chosen operand's bits: NaN payloads, -0 and subnormals."""
+    a, b = opsim.fp32_binary_specials(rng)
+    cond = _conditions(rng, a.size) != 0
+    theirs = torch.where(torch.from_numpy(cond), torch.from_numpy(a.view(np.float32)),
+                         torch.from_numpy(b.view(np.float32))).numpy()
+    ours = OPS["where"].reference(cond, a.view(np.float32), b.view(np.float32))
+    assert (ours.view(U32) == theirs.view(U32)).all()  # payloads too: a multiplexer
+    x, y = (v.view(np.int32) for v in opsim.int32_binary_specials())
+    cond = _conditions(rng, x.size) != 0
+    theirs = torch.where(torch.from_numpy(cond), torch.from_numpy(x), torch.from_numpy(y))
+    assert (OPS["where"].reference(cond, x, y) == theirs.numpy()).all()
+
+
+def test_leaky_relu_is_where_of_a_product():
+    """leaky_relu's kernel, where(x > 0, x, negative_slope * x), is torch's CPU answer bit
+    for bit on every special value, whole tensors and single elements alike."""
+    x = np.concatenate([opsim.fp32_unary_specials(),
+                        opsim.fp32_random(np.random.default_rng(5), 20_000)]).view(np.float32)
+    for slope in (0.01, -2.5, 0.0, 1e-30, 3e38):
+        s = np.full_like(x, slope)
+        ours = OPS["where"].reference(OPS["gt"].reference(x, np.zeros_like(x)), x,
+                                      OPS["mul"].reference(s, x))
+        fn = torch.nn.functional.leaky_relu
+        assert _same(ours, fn(torch.from_numpy(x), slope).numpy()).all()
+        single = np.concatenate([fn(torch.from_numpy(x[i:i + 1]), slope).numpy()
+                                 for i in range(0, x.size, 97)])
+        assert _same(ours[::97], single).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_where_rtl(dtype, rng, check_op):
+    if dtype == "float32":
+        a, b = opsim.fp32_binary_specials(rng)
+    else:
+        a, b = opsim.int32_binary_specials()
+    check_op("where", dtype, [_conditions(rng, a.size), a, b])
 
 
 @pytest.mark.parametrize("op_name", FP32_UNARY)

@@ -20,11 +20,19 @@ CASES = [(op.name, dtype) for op in OPS.values() if op.kind == "elementwise"
 def _operands(op_name: str, dtype: str, rng: np.random.Generator) -> list[np.ndarray]:
     arity = OPS[op_name].arity
     if dtype == "float32":
-        return _some_equal([opsim.fp32_random(rng, N) for _ in range(arity)])
+        return _condition_bit(op_name, _some_equal([opsim.fp32_random(rng, N)
+                                                    for _ in range(arity)]))
     operands = [opsim.int32_random(rng, N) for _ in range(arity)]
     if op_name in ("shl", "shr"):  # random 32-bit amounts would nearly all be out of range
         operands[1] = opsim.shift_amounts(rng, N)
-    return _some_equal(operands)
+    return _condition_bit(op_name, _some_equal(operands))
+
+
+def _condition_bit(op_name: str, operands: list[np.ndarray]) -> list[np.ndarray]:
+    """A condition operand (where's) drives a 1-bit port: keep bit 0 only."""
+    if OPS[op_name].condition:
+        operands[0] = operands[0] & U32(1)
+    return operands
 
 
 def _some_equal(operands: list[np.ndarray]) -> list[np.ndarray]:

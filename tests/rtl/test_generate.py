@@ -9,6 +9,7 @@ import pytest
 
 from fpgakern.backends.rtl import generate as gen
 from fpgakern.backends.rtl.generate import NoRtlOperator, generate
+from fpgakern.backends.rtl.lint import lint
 from fpgakern.backends.rtl.schedule import schedule
 from fpgakern.interface import interface
 from fpgakern.ir import expr
@@ -153,6 +154,29 @@ def test_schedule_balances_unequal_paths():
     shared = schedule(expr.parse("(a + b) * (a + b)", {"a": "int32", "b": "int32"}, {}),
                       ("a", "b"), ())
     assert [i.op for i in shared.instances] == ["add", "mul"]
+
+
+def test_a_condition_is_one_bit_wide(tmp_path):
+    """where's condition, a comparison, is a 1-bit wire and a 1-bit delay line (it waits
+    for the product); the int32 kernel lints clean under -Wall with 16 lanes."""
+    graph = expr.parse("where(a < b, b * 3, a)", {"a": "int32", "b": "int32"}, {})
+    dp = schedule(graph, ("a", "b"), ())
+    lt, mul = (OPS[o].rtl["int32"].latency for o in ("lt", "mul"))
+    by_op = {i.op: i for i in dp.instances}
+    assert by_op["lt"].width == 1 and by_op["where"].width == 32
+    assert {(d.source, d.depth, d.width) for d in dp.delays} == {
+        (by_op["lt"].name, mul - lt, 1), ("in_a", mul, 32)}
+    specs = tmp_path / "kernel_specs" / "t"
+    specs.mkdir(parents=True)
+    (specs / "pick.yaml").write_text(
+        "kernel: pick\ndoc: b * 3 where a < b, else a.\ninputs: [a, b]\noutputs: [out]\n"
+        "dtypes: [int32]\nexpression: where(a < b, b * 3, a)\n")
+    rtl = generate(plan(Library(tmp_path / "kernel_specs").get("t/pick"), 4, "int32"),
+                   tmp_path / "rtl")
+    datapath = rtl.files[-2].read_text()
+    assert "logic n0_lt;" in datapath and "fk_delay #(.WIDTH(1)" in datapath
+    result = lint(rtl)
+    assert result.ok, result.output
 
 
 def test_constants_are_literals_and_scalars_come_from_registers(tmp_path):

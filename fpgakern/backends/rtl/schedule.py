@@ -8,6 +8,9 @@ these delay lines are computed here, never placed by hand. Tensor inputs are rea
 cycle 0; scalars (latched from registers for the whole run) and constants are always
 ready and need no delay. The pipeline's latency is the ready time of the root, and the
 valid bit travels through a delay line of that length.
+
+Values are 32 bits wide, but a comparison's result (a bool, only ever where's condition)
+is 1 bit: its wire, delay line and the operator port it feeds (see ``Instance.width``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class Delay:
     name: str
     source: str
     depth: int
+    width: int = 32
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class Instance:
     latency: int
     operands: tuple[tuple[str, str], ...]  # (port, signal)
     text: str  # the sub-expression it computes, for the comment
+    width: int = 32  # bits of its result: 1 for a comparison, else 32
 
     @property
     def ready(self) -> int:
@@ -108,6 +113,7 @@ def schedule(root: expr.Node, inputs: tuple[str, ...], scalars: tuple[str, ...])
     # input twice; (a + b) * (a + b) one adder). Keyed by the canonical text and dtype.
     done: dict[tuple[str, str], tuple[str, int | None]] = {}
     delays: dict[tuple[str, int], str] = {}
+    widths: dict[str, int] = {}  # instance results narrower or wider than 32 bits
 
     def delayed(signal: str, depth: int) -> str:
         if depth == 0:
@@ -115,7 +121,7 @@ def schedule(root: expr.Node, inputs: tuple[str, ...], scalars: tuple[str, ...])
         key = (signal, depth)
         if key not in delays:
             delays[key] = f"{signal}_d{depth}"
-            path.delays.append(Delay(delays[key], signal, depth))
+            path.delays.append(Delay(delays[key], signal, depth, widths.get(signal, 32)))
         return delays[key]
 
     def visit(node: expr.Node) -> tuple[str, int | None]:
@@ -134,7 +140,8 @@ def schedule(root: expr.Node, inputs: tuple[str, ...], scalars: tuple[str, ...])
                 if op.kind != "elementwise":
                     raise ToolError(f"reduction {op.name} inside an elementwise pipeline")
                 operands = [visit(a) for a in args]
-                operand_dtype = args[0].dtype
+                # A condition (a comparison's bool) does not decide the operator's dtype.
+                operand_dtype = next(a.dtype for a in args if a.dtype != expr.BOOL)
                 module, latency = rtl_impl(op.name, operand_dtype)
                 start = max((t for _, t in operands if t is not None), default=0)
                 name = f"n{len(path.instances)}_{op.name}"
@@ -142,9 +149,10 @@ def schedule(root: expr.Node, inputs: tuple[str, ...], scalars: tuple[str, ...])
                     (port, sig if t is None else delayed(sig, start - t))
                     for port, (sig, t) in zip(OPERAND_PORTS, operands, strict=False)
                 )
-                path.instances.append(
-                    Instance(name, module, op.name, start, latency, ports, expr.to_text(node))
-                )
+                width = 1 if node.dtype == expr.BOOL else 32
+                widths[name] = width
+                path.instances.append(Instance(name, module, op.name, start, latency, ports,
+                                               expr.to_text(node), width))
                 result = (name, start + latency)
             case _:
                 raise TypeError(node)
