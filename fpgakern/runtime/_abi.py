@@ -25,7 +25,7 @@ from fpgakern.interface import (
     REG_ISR,
 )
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 _u32, _u64, _int, _vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p
 
 
@@ -62,7 +62,44 @@ def load_library(path: Path) -> ctypes.CDLL:
     version = lib.fkemu_abi_version()
     if version != ABI_VERSION:
         raise EmulationError(f"{path}: model ABI {version}, this runtime speaks {ABI_VERSION}")
+    if lib.fkemu_model_target() == b"hw_emu":  # banks and lockstep: hw_emu models only
+        hw_signatures = {
+            "fkemu_bank_new": ([ctypes.c_double], _vp),
+            "fkemu_bank_free": ([_vp], None),
+            "fkemu_bank_bytes": ([_vp], _u64),
+            "fkemu_cu_place": ([_vp, ctypes.c_char_p, _vp], _int),
+            "fkemu_cus_wait_interrupt": ([ctypes.POINTER(_vp), ctypes.c_uint, ctypes.c_uint,
+                                          _u64], _int),
+        }
+        for name, (args, result) in hw_signatures.items():
+            fn = getattr(lib, name)
+            fn.argtypes = args
+            fn.restype = result
     return lib
+
+
+class ModelBank:
+    """A memory bank of a hw_emu model library: at most ``bytes_per_cycle`` bytes per
+    cycle over all ports placed on it (CUs of the same library)."""
+
+    def __init__(self, library: Path, bytes_per_cycle: float) -> None:
+        self.handle = None
+        self.lib = load_library(library)
+        self.bytes_per_cycle = bytes_per_cycle
+        self.handle = self.lib.fkemu_bank_new(bytes_per_cycle)
+
+    @property
+    def bytes(self) -> int:
+        """Bytes moved through the bank since it was made."""
+        return int(self.lib.fkemu_bank_bytes(self.handle))
+
+    def close(self) -> None:
+        if self.handle:
+            self.lib.fkemu_bank_free(self.handle)
+            self.handle = None
+
+    def __del__(self) -> None:
+        self.close()
 
 
 class ModelCU:
@@ -116,15 +153,36 @@ class ModelCU:
     def cycles(self) -> int:
         return int(self.lib.fkemu_cu_cycles(self.handle))
 
+    def place(self, bundle: str, bank: ModelBank | None) -> None:
+        """Put the m_axi port of ``bundle`` (``gmem0``) on ``bank`` (None: no limit)."""
+        if self.lib.fkemu_cu_place(self.handle, bundle.encode(),
+                                   bank.handle if bank else None) != 0:
+            raise EmulationError(f"{self.name}: no m_axi port {bundle!r} to place on a bank")
+
     # ------------------------------------------------------------------ runs
     def start(self) -> None:
         self._check()
         self._started_at = self.cycles
         self.write(REG_CTRL, CTRL_AP_START)
 
-    def wait(self, max_cycles: int) -> int:
-        """Wait for the run's interrupt, acknowledge it as XRT does; return its cycles."""
-        if self.lib.fkemu_cu_wait_interrupt(self.handle, max_cycles) != 0:
+    def wait(self, max_cycles: int, running: list[ModelCU] | None = None) -> int:
+        """Wait for the run's interrupt, acknowledge it as XRT does; return its cycles.
+
+        ``running`` (hw_emu, CUs of the same library, this one among them): the CUs
+        advanced together with this one, cycle by cycle, while it runs (those whose
+        interrupt is up stay put), so that ports of several CUs on one bank share it."""
+        others = [cu for cu in running or [] if cu is not self]
+        if any(cu.lib is not self.lib for cu in others):
+            raise EmulationError(f"{self.name}: only CUs of one model library run together")
+        if others:
+            group = [self, *others]
+            handles = (_vp * len(group))(*(cu.handle for cu in group))
+            status = self.lib.fkemu_cus_wait_interrupt(handles, len(group), 0, max_cycles)
+            for cu in others:
+                cu._check()
+        else:
+            status = self.lib.fkemu_cu_wait_interrupt(self.handle, max_cycles)
+        if status != 0:
             self._check()
             raise EmulationError(f"{self.name}: no ap_done within {max_cycles} cycles "
                                  "(the kernel hangs or the timeout is too short)")

@@ -13,7 +13,7 @@ from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
-from fpgakern.runtime import host, program
+from fpgakern.runtime import host, memory, program
 from fpgakern.runtime.program import Program, Variant
 from fpgakern.runtime.targets import TARGETS, Target, open_target
 from fpgakern.spec.library import Library
@@ -77,7 +77,8 @@ class KernelHandle:
         if dtype not in self._targets:
             variant = self.variant(dtype)
             self._targets[dtype] = open_target(variant, self.device.target,
-                                               self.device.xclbin, self.device.read_latency)
+                                               self.device.xclbin, self.device.read_latency,
+                                               self.device.bank_map(variant))
         return self._targets[dtype]
 
     def __call__(self, *arrays: np.ndarray, **scalars: object) -> np.ndarray:
@@ -109,7 +110,8 @@ class Device:
     """Kernels of one build tree, xclbin or plan list, run on one target."""
 
     def __init__(self, prog: Program, library: Library, target: str | None = None,
-                 read_latency: int = 64) -> None:
+                 read_latency: int = 64, platform: str | None = None,
+                 bank_per_port: bool = False) -> None:
         self.program = prog
         self.library = library
         self.target = target or default_target()
@@ -117,11 +119,29 @@ class Device:
             raise UsageError(f"unknown target {self.target!r} (targets: {', '.join(TARGETS)})")
         self.read_latency = read_latency
         self.xclbin = prog.xclbin
+        if platform is not None and self.xclbin is not None:
+            raise UsageError("an .xclbin names its platform and places its ports itself: "
+                             "platform= applies to build trees and plans")
+        self.platform = platform
+        self.bank_per_port = bank_per_port
         self._handles: dict[str, KernelHandle] = {}
 
     def __repr__(self) -> str:
         return f"<fpgakern device {self.program.source} on {self.target}: " \
                f"{', '.join(sorted(self.program.variants)) or 'no kernels'}>"
+
+    def bank_map(self, variant: Variant) -> memory.BankMap | None:
+        """hw_emu's memory banks for ``variant``: from the .xclbin (its platform's
+        bandwidths, its CONNECTIVITY), else from ``platform`` and the link config's
+        placement; None (no bandwidth limit) on other targets, without a platform, or
+        on a platform without bandwidth figures."""
+        if self.target != "hw_emu":
+            return None
+        if self.xclbin is not None:
+            return memory.from_xclbin(self.xclbin, variant.top, variant.cu_names, variant.plan)
+        if self.platform is not None:
+            return memory.from_plan(variant.plan, self.platform, self.bank_per_port)
+        return None
 
     @property
     def variants(self) -> dict[str, Variant]:
@@ -154,10 +174,16 @@ class Device:
 
 
 def open(path: str | Path | None = None, target: str | None = None, *,  # noqa: A001
-         opt: int | None = None, specs: str | Path | None = None, read_latency: int = 64) -> Device:
+         opt: int | None = None, specs: str | Path | None = None, read_latency: int = 64,
+         platform: str | None = None, bank_per_port: bool = False) -> Device:
     """Open a build tree (default: the project's ``build/``), a variant folder, or an
     ``.xclbin``, to run its kernels on ``target`` (sw_emu, hw_emu or hw; default
-    ``$XCL_EMULATION_MODE``, else sw_emu). ``opt`` picks one rung of a build tree."""
+    ``$XCL_EMULATION_MODE``, else sw_emu). ``opt`` picks one rung of a build tree.
+
+    hw_emu's memory: an .xclbin's banks limit its bandwidth (its platform's figures,
+    its port placement); for a build tree, ``platform`` (``u55c``) gives the platform's
+    banks with the link config's placement (``bank_per_port``: an sp= per port). Without
+    either, memory has no bandwidth limit."""
     # Every path is made absolute now: models are built later, on a kernel's first call,
     # by compilers running in staging folders, and the caller may have changed directory.
     # Without ``specs``: the kernels of the project the build tree belongs to (the nearest
@@ -173,11 +199,13 @@ def open(path: str | Path | None = None, target: str | None = None, *,  # noqa: 
         prog = program.from_build_tree(where, library, opt)
     else:
         raise UsageError(f"{display_path(where)}: no such build folder or .xclbin")
-    return Device(prog, library, target, read_latency)
+    return Device(prog, library, target, read_latency, platform, bank_per_port)
 
 
 def open_plans(plans: list[Plan], target: str | None = None, *,
-               read_latency: int = 64) -> Device:
+               read_latency: int = 64, platform: str | None = None,
+               bank_per_port: bool = False) -> Device:
     """A device holding ``plans`` directly: sources are generated when first called."""
     library = Library.for_project()
-    return Device(program.from_plans(plans), library, target, read_latency)
+    return Device(program.from_plans(plans), library, target, read_latency, platform,
+                  bank_per_port)

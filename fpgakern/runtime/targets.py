@@ -1,7 +1,10 @@
 """Where a call runs: emulation models (sw_emu, hw_emu) or a card through pyxrt (hw).
 
 Each target opens the compute units of one variant and runs prepared shares on them: all
-CUs started first, then each waited for, as the generated C++ host does with XRT.
+CUs started first, then each waited for, as the generated C++ host does with XRT. On
+hw_emu the CUs started by one call run in lockstep while any of them is waited for (one
+cycle of every running CU per emulated cycle), and with a :class:`~fpgakern.runtime.memory.BankMap`
+each port sits on its bank, whose bytes per cycle all ports placed on it share.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import numpy as np
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.interface import SIZE_ARG, interface
 from fpgakern.runtime import host, models
-from fpgakern.runtime._abi import ModelCU
+from fpgakern.runtime._abi import ModelBank, ModelCU
+from fpgakern.runtime.memory import BankMap
 from fpgakern.runtime.program import Variant
 
 TARGETS = ("sw_emu", "hw_emu", "hw")
@@ -34,7 +38,7 @@ class EmulationTarget:
     """sw_emu or hw_emu: a model library with one :class:`ModelCU` per compute unit."""
 
     def __init__(self, variant: Variant, name: str, read_latency: int = 64,
-                 write_latency: int = 64) -> None:
+                 write_latency: int = 64, banks: BankMap | None = None) -> None:
         self.name = name
         self.variant = variant
         self.library: Path = models.model(variant.plan, name, variant.hls_dir).path
@@ -42,6 +46,23 @@ class EmulationTarget:
                     for cu in variant.cu_names]
         self.compute_units = len(self.cus)
         self.iface = interface(variant.plan)
+        # hw_emu's banks with a bandwidth (None: no limit), the ports placed on them.
+        self.bank_map = banks if name == "hw_emu" else None
+        self.banks: dict[int, ModelBank] = {}
+        if self.bank_map is not None:
+            for (cu, bundle), index in sorted(self.bank_map.placement.items()):
+                rate = self.bank_map.bytes_per_cycle[index]
+                if rate is None or cu >= len(self.cus):
+                    continue
+                if index not in self.banks:
+                    self.banks[index] = ModelBank(self.library, rate)
+                self.cus[cu].place(bundle, self.banks[index])
+
+    def bank_bytes(self) -> dict[str, int]:
+        """Bytes each limited bank has moved, by tag (hw_emu with a bank map)."""
+        if self.bank_map is None:
+            return {}
+        return {self.bank_map.tags[i]: bank.bytes for i, bank in sorted(self.banks.items())}
 
     def run(self, prepared: host.Prepared) -> list[int | None]:
         plan = prepared.plan
@@ -59,8 +80,11 @@ class EmulationTarget:
                 cu.write(self.iface.arg(name).offset, value)
             cu.start()
         cycles: list[int | None] = []
+        # hw_emu: a wait advances every CU of the call that is still running, together.
+        running = [self.cus[share.cu] for share in prepared.shares] \
+            if self.name == "hw_emu" else None
         for share in prepared.shares:
-            ran = self.cus[share.cu].wait(host.timeout_cycles(plan, share))
+            ran = self.cus[share.cu].wait(host.timeout_cycles(plan, share), running)
             cycles.append(ran if self.name == "hw_emu" else None)
         return cycles
 
@@ -123,9 +147,9 @@ class XrtTarget:
 
 
 def open_target(variant: Variant, name: str, xclbin: Path | None,
-                read_latency: int = 64) -> Target:
+                read_latency: int = 64, banks: BankMap | None = None) -> Target:
     if name in models.TARGETS:
-        return EmulationTarget(variant, name, read_latency)
+        return EmulationTarget(variant, name, read_latency, banks=banks)
     if name == "hw":
         return XrtTarget(variant, xclbin)
     raise UsageError(f"unknown target {name!r} (targets: {', '.join(TARGETS)})")

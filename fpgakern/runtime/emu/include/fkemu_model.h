@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#define FKEMU_ABI_VERSION 1
+#define FKEMU_ABI_VERSION 2
 
 // Models are built with hidden visibility; only this ABI is exported.
 #define FKEMU_API __attribute__((visibility("default")))
@@ -57,6 +57,22 @@ FKEMU_API uint64_t fkemu_cu_cycles(fkemu_cu* cu);  // clock cycles since the CU 
 // buffer, a C-simulation stream error), or NULL. Cleared by fkemu_cu_clear_error.
 FKEMU_API const char* fkemu_cu_error(fkemu_cu* cu);
 FKEMU_API void fkemu_cu_clear_error(fkemu_cu* cu);
+
+// hw_emu only (sw_emu models do not export these): memory banks with a bandwidth, and
+// CUs stepped together. A bank moves at most bytes_per_cycle per cycle (<= 0: no limit)
+// over all ports placed on it; fkemu_bank_bytes counts the bytes it moved. A bank belongs
+// to the library that made it and serves CUs of that library; free it after its CUs.
+typedef struct fkemu_bank fkemu_bank;
+FKEMU_API fkemu_bank* fkemu_bank_new(double bytes_per_cycle);
+FKEMU_API void fkemu_bank_free(fkemu_bank* bank);
+FKEMU_API uint64_t fkemu_bank_bytes(fkemu_bank* bank);
+// Place the m_axi port of `bundle` ("gmem0", as the kernel names it) on `bank`
+// (NULL: unplaced, no limit). Returns -1 when the CU has no such port.
+FKEMU_API int fkemu_cu_place(fkemu_cu* cu, const char* bundle, fkemu_bank* bank);
+// Advance all `count` CUs one cycle at a time, together, until cus[which]'s interrupt is
+// high (0), or max_cycles pass (-1). A CU whose interrupt is high is not advanced.
+FKEMU_API int fkemu_cus_wait_interrupt(fkemu_cu** cus, unsigned count, unsigned which,
+                                       uint64_t max_cycles);
 
 #ifdef __cplusplus
 }

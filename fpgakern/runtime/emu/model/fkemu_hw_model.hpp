@@ -18,6 +18,17 @@
 // AR, then one beat per cycle while the kernel is ready; W beats are taken once their
 // AW is known; B comes `write_latency` cycles after the last W beat. Bursts must stay in
 // one mapped buffer and must not cross a 4 KiB boundary (AXI4); beats must be full width.
+//
+// Bandwidth: a port placed on a bank (fkemu_cu_place) raises an R beat or accepts a W beat
+// only while its bank's credit is positive, and every beat's bytes are charged to the bank,
+// reads and writes alike, so all ports placed on one bank share its bytes per cycle. The
+// credit grows by the bank's bytes per cycle each emulated cycle, up to one cycle's bytes
+// plus two beats (a port charges an R beat one cycle after raising it). These are the
+// semantics of the RTL simulation's memory (sim/fkmem, Bank::grant). An emulated cycle is
+// one `epoch`: a CU stepped alone (register access, reset) takes one of its own; CUs
+// stepped in lockstep (fkemu_cus_wait_interrupt) share one per cycle, so ports of several
+// CUs on one bank share its credit. Banks live in the model library: CUs of one library
+// (one kernel) can share them. Unplaced ports have no limit.
 #ifndef FKEMU_HW_MODEL_HPP
 #define FKEMU_HW_MODEL_HPP
 
@@ -55,6 +66,39 @@ template <std::size_t W>
 inline const uint8_t* beat_bytes(const VlWide<W>& port) {
     return reinterpret_cast<const uint8_t*>(&port[0]);
 }
+
+// The emulated cycle count shared by every CU of this library (see the header comment).
+inline uint64_t& epoch() {
+    static uint64_t value = 0;
+    return value;
+}
+
+class Bank {
+  public:
+    explicit Bank(double bytes_per_cycle) : rate_(bytes_per_cycle > 0 ? bytes_per_cycle : 0) {}
+
+    // Charge `bytes` moved since the last call, refill once per emulated cycle, and say
+    // whether the bank's ports may move a beat in the coming cycle.
+    bool grant(uint64_t now, unsigned bytes) {
+        bytes_ += bytes;
+        if (rate_ <= 0) return true;
+        credit_ -= bytes;
+        if (now > last_) {
+            const double cap = rate_ + 2.0 * kBeatBytes;
+            const double refill = static_cast<double>(now - last_) * rate_;
+            credit_ = credit_ + refill < cap ? credit_ + refill : cap;
+            last_ = now;
+        }
+        return credit_ > 0;
+    }
+    uint64_t bytes() const { return bytes_; }
+
+  private:
+    double rate_;
+    double credit_ = 0;
+    uint64_t last_ = 0;
+    uint64_t bytes_ = 0;
+};
 
 struct Timing {
     unsigned read_latency = 64;
@@ -95,8 +139,11 @@ class AxiPort {
         const uint8_t* rdata = nullptr;  // nullptr: zeros
     };
 
-    // Act on the handshakes of the edge at cycle `now`, then compute the next outputs.
-    const Out& update(uint64_t now, const PortSample& s) {
+    void place(Bank* bank) { bank_ = bank; }
+
+    // Act on the handshakes of the edge at cycle `now` (emulated cycle `at`), then compute
+    // the next outputs.
+    const Out& update(uint64_t now, uint64_t at, const PortSample& s) {
         if (s.ar) accept(reads_, now + timing_.read_latency, s, false);
         if (s.r) {
             Burst& b = reads_.front();
@@ -106,9 +153,21 @@ class AxiPort {
         if (s.w) write_beat(now, s);
         if (s.b) responses_.pop_front();
 
+        // The bank is charged for the W beat of this edge and the R beat raised at the
+        // last one (charged once, when raised, whether or not it was taken yet).
+        bool grant = true;
+        if (bank_) {
+            const unsigned beats = (s.w ? 1u : 0u) + (r_charge_ ? 1u : 0u);
+            grant = bank_->grant(at, beats * kBeatBytes);
+            r_charge_ = false;
+        }
         out_.arready = reads_.size() < timing_.max_outstanding;
         out_.awready = writes_.size() < timing_.max_outstanding;
-        out_.rvalid = !reads_.empty() && reads_.front().ready_at <= now;
+        const bool held = out_.rvalid && !s.r;  // a raised beat stays up until taken
+        if (!held) {
+            out_.rvalid = grant && !reads_.empty() && reads_.front().ready_at <= now;
+            if (out_.rvalid) r_charge_ = true;
+        }
         if (out_.rvalid) {
             const Burst& b = reads_.front();
             out_.rlast = b.done + 1 == b.beats;
@@ -117,7 +176,7 @@ class AxiPort {
             out_.rlast = false;
             out_.rdata = nullptr;
         }
-        out_.wready = !writes_.empty();
+        out_.wready = grant && !writes_.empty();
         out_.bvalid = !responses_.empty() && responses_.front() <= now;
         return out_;
     }
@@ -128,6 +187,7 @@ class AxiPort {
         writes_.clear();
         responses_.clear();
         out_ = Out();
+        r_charge_ = false;
     }
 
   private:
@@ -192,6 +252,8 @@ class AxiPort {
     const Memory& mem_;
     const Timing& timing_;
     Errors& errors_;
+    Bank* bank_ = nullptr;
+    bool r_charge_ = false;  // an R beat raised at the last update, not charged yet
     std::deque<Burst> reads_, writes_;
     std::deque<uint64_t> responses_;
     Out out_;
@@ -230,7 +292,11 @@ struct fkemu_cu {
     bool c_aw = false, c_w = false, c_b = false, c_ar = false, c_r = false;
     uint32_t c_rdata = 0;
 
-    void cycle() {
+    // One cycle of this CU alone: an emulated cycle of its own.
+    void cycle() { step(++fkemu::epoch()); }
+
+    // One cycle of this CU within emulated cycle `at` (which other CUs may share).
+    void step(uint64_t at) {
         top->ap_clk = 0;
         top->eval();
         // Handshakes of this edge, sampled while every signal is settled.
@@ -246,9 +312,17 @@ struct fkemu_cu {
         top->ap_clk = 1;
         top->eval();
         ++now;
-#define FKEMU_UPDATE(B) port_##B.update(now, s_##B); drive_##B();
+#define FKEMU_UPDATE(B) port_##B.update(now, at, s_##B); drive_##B();
         FKEMU_FOR_EACH_BUNDLE(FKEMU_UPDATE)
 #undef FKEMU_UPDATE
+    }
+
+    // Place the port of bundle `name` (e.g. "gmem0") on `bank`; false: no such bundle.
+    bool place(const char* name, fkemu::Bank* bank) {
+#define FKEMU_PLACE(B) if (std::strcmp(name, #B) == 0) { port_##B.place(bank); return true; }
+        FKEMU_FOR_EACH_BUNDLE(FKEMU_PLACE)
+#undef FKEMU_PLACE
+        return false;
     }
 
     int write(uint32_t offset, uint32_t value) {
@@ -399,6 +473,35 @@ void fkemu_cu_tick(fkemu_cu* cu, uint64_t cycles) {
     for (uint64_t i = 0; i < cycles; ++i) cu->cycle();
 }
 uint64_t fkemu_cu_cycles(fkemu_cu* cu) { return cu->now; }
+
+fkemu_bank* fkemu_bank_new(double bytes_per_cycle) {
+    return reinterpret_cast<fkemu_bank*>(new fkemu::Bank(bytes_per_cycle));
+}
+void fkemu_bank_free(fkemu_bank* bank) { delete reinterpret_cast<fkemu::Bank*>(bank); }
+uint64_t fkemu_bank_bytes(fkemu_bank* bank) {
+    return reinterpret_cast<fkemu::Bank*>(bank)->bytes();
+}
+int fkemu_cu_place(fkemu_cu* cu, const char* bundle, fkemu_bank* bank) {
+    return cu->place(bundle, reinterpret_cast<fkemu::Bank*>(bank)) ? 0 : -1;
+}
+
+int fkemu_cus_wait_interrupt(fkemu_cu** cus, unsigned count, unsigned which,
+                             uint64_t max_cycles) {
+    if (which >= count) return -1;
+    fkemu_cu* waited = cus[which];
+    for (uint64_t i = 0; i < max_cycles; ++i) {
+        if (waited->top->__SYM__interrupt) return 0;
+        const uint64_t at = ++fkemu::epoch();
+        // Every CU still running takes this cycle; a CU whose interrupt is up has
+        // finished and waits for its acknowledgement without advancing its clock. The
+        // first CU to step turns each cycle, so no CU always meets a bank's credit first.
+        for (unsigned k = 0; k < count; ++k) {
+            fkemu_cu* cu = cus[(k + i) % count];
+            if (!cu->top->__SYM__interrupt) cu->step(at);
+        }
+    }
+    return waited->top->__SYM__interrupt ? 0 : -1;
+}
 
 const char* fkemu_cu_error(fkemu_cu* cu) { return cu->errors.first(); }
 void fkemu_cu_clear_error(fkemu_cu* cu) { cu->errors.clear(); }

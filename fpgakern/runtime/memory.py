@@ -1,0 +1,99 @@
+"""hw_emu's memory system: each bank's bytes per kernel cycle and each CU port's bank.
+
+From an .xclbin, as a card would be set up: the header's platform VBNV names the platform
+file (``fpgakern.link.platforms``), which holds each bank's bandwidth and the kernel clock
+(its frequency as the xclbin's CLOCK_FREQ_TOPOLOGY states it, else as the platform file
+does); MEM_TOPOLOGY and CONNECTIVITY say which bank each argument of each CU is connected
+to (the linker writes them from the platform file and the ``sp=`` lines). From a build tree
+or plans, with a platform named: the placement the link config would make
+(``Plan.port_bank``, the default placement or a bank per port).
+
+Without bandwidth figures (an unknown platform, or banks the platform file gives no
+``bandwidth:``) there is no :class:`BankMap` and hw_emu's memory has no limit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fpgakern.errors import FpgakernError
+from fpgakern.interface import interface
+from fpgakern.ladder import Plan
+from fpgakern.link import axlf, platforms, sections
+
+
+@dataclass(frozen=True)
+class BankMap:
+    """Banks (tag and bytes per kernel cycle, None: no limit) and the bank index of each
+    (CU index, m_axi bundle) of one variant."""
+
+    platform: str
+    tags: tuple[str, ...]
+    bytes_per_cycle: tuple[float | None, ...]
+    placement: dict[tuple[int, str], int]
+
+    @property
+    def limited(self) -> bool:
+        return any(rate is not None for rate in self.bytes_per_cycle)
+
+
+def from_plan(plan: Plan, platform: str, bank_per_port: bool = False) -> BankMap | None:
+    """The banks of ``platform`` and the placement the link config makes for ``plan``
+    (all of a CU's ports on its bank; with ``bank_per_port``, a bank per port)."""
+    memory = platforms.load(platform).memory_system()
+    placed = dataclasses.replace(plan, memory=memory, bank_per_port=bank_per_port)
+    placement = {(cu, plan.bundle(pointer)): placed.port_bank(cu, pointer)
+                 for cu in range(plan.compute_units) for pointer in plan.pointers}
+    found = BankMap(memory.platform, memory.banks, memory.bytes_per_cycle, placement)
+    return found if found.limited else None
+
+
+def _platform_by_vbnv(vbnv: str) -> platforms.Platform | None:
+    for name in platforms.available():
+        try:
+            candidate = platforms.load(name)
+        except FpgakernError:
+            continue
+        if candidate.vbnv == vbnv:
+            return candidate
+    return None
+
+
+def from_xclbin(path: Path, top: str, cu_names: tuple[str, ...], plan: Plan) -> BankMap | None:
+    """The banks and placement of kernel ``top``'s CUs in the .xclbin at ``path``; None
+    when its platform or banks have no bandwidth figures."""
+    image = axlf.read(path.read_bytes())
+    platform = _platform_by_vbnv(axlf.cstr(image.header["m_platformVBNV"]))
+    if platform is None:
+        return None
+
+    def entries(name: str, kind: type) -> list[Any]:
+        section = image.find(axlf.SECTION_IDS[name])
+        return sections.decode(section.payload, kind) if section is not None else []
+
+    mems: list[sections.MemData] = entries("MEM_TOPOLOGY", sections.MemData)
+    conns: list[sections.Connection] = entries("CONNECTIVITY", sections.Connection)
+    ips: list[sections.IpData] = entries("IP_LAYOUT", sections.IpData)
+    clocks: list[sections.ClockFreq] = entries("CLOCK_FREQ_TOPOLOGY", sections.ClockFreq)
+    mhz = next((float(c.freq_mhz) for c in clocks if c.name == platform.kernel_clock),
+               float(platform.kernel_mhz))
+    bandwidth = {b.tag.lower(): b.bandwidth for b in platform.banks}
+    tags = tuple(m.tag for m in mems)
+    rates = tuple(None if bandwidth.get(t.lower()) is None else
+                  float(bandwidth[t.lower()] or 0) / (mhz * 1e6) for t in tags)
+    bundles = {arg.id: plan.bundle(arg.name) for arg in interface(plan).pointers}
+    cu_index = {f"{top}:{name}": i for i, name in enumerate(cu_names)}
+    placement: dict[tuple[int, str], int] = {}
+    for conn in conns:
+        if not 0 <= conn.ip_layout_index < len(ips) or not 0 <= conn.mem_data_index < len(mems):
+            continue
+        cu = cu_index.get(ips[conn.ip_layout_index].name)
+        bundle = bundles.get(conn.arg_index)
+        if cu is not None and bundle is not None:
+            placement[(cu, bundle)] = conn.mem_data_index
+    result = BankMap(platform.name, tags, rates, placement)
+    placed = {placement[k] for k in placement}
+    return result if any(rates[i] is not None for i in placed) else None
