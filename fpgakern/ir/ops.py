@@ -706,6 +706,11 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        "1 / sqrt(x), as torch: sqrt then divide (two roundings, <= 1 ulp of MPFR)",
        rtl={"float32": RtlImpl("fk_fp32_rsqrt", 34)},
        vitis=_RSQRT),
+    Op("exp2", 1, "elementwise", FLOAT, _float64_then_round(np.exp2), "hls::exp2({0})",
+       "2 to the x",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_exp2", 15)},
+       vitis=_hls_math("exp2")),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (

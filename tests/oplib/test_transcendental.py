@@ -1,5 +1,5 @@
-"""The transcendental RTL operators (log, log2, rsqrt, ...) against the correctly rounded float32
-result, computed with MPFR through gmpy2 (not against another float32 library): each
+"""The transcendental RTL operators (log, log2, rsqrt, exp2, ...) against the correctly
+rounded float32 result, computed with MPFR through gmpy2 (not against another float32 library): each
 stays within the ulp bound docs/operators.md states for its RTL (the op table's contract
 is looser). Special values (NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its
 neighbours) must equal the correctly rounded result bit for bit, NaNs being canonical.
@@ -24,7 +24,7 @@ U32 = np.uint32
 F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
-STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1}
+STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1, "exp2": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 
 # float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
@@ -52,6 +52,7 @@ MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
     "log": FLOAT32_CONTEXT.log,
     "log2": FLOAT32_CONTEXT.log2,
     "rsqrt": _rsqrt,
+    "exp2": FLOAT32_CONTEXT.exp2,
 }
 
 
@@ -100,7 +101,12 @@ def specials(op_name: str) -> np.ndarray:
     each op's edges. log, log2: 1 (where the result's exponent runs down to 2^-24), 2 and
     0.5 (powers of two: exact results) and the interval edges of the log table's first
     and last entries. rsqrt: powers of 4 (exact results) and of 2 (odd exponents), the
-    smallest normal and subnormal, the largest float."""
+    smallest normal and subnormal, the largest float. exp2: the integers from -152 to 130
+    (exact results, the overflow edge at 128, the subnormal results below -126 and the
+    rounding to +0 at -150), 0 and the floats beside the table's interval edges."""
+    if op_name == "exp2":
+        edges = [float(k) for k in range(-152, 131)] + [k / 64 for k in range(-64, 65)]
+        return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 40)])
     if op_name == "rsqrt":
         edges = [1.0, 2.0, 4.0, 0.5, 0.25, 2.0**-126, 2.0**-148, 2.0**-149 * 3, 2.0**126,
                  2.0**127, float(np.finfo(F32).max) * 0.999]
@@ -119,6 +125,10 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
     near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
     octave = rng.uniform(0.5, 2.0, k).astype(F32)
+    if op_name == "exp2":  # the whole finite range of results, and small |x| (near 1)
+        octave = rng.uniform(-151.0, 129.0, k).astype(F32)
+        near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-30, 0, k)).astype(F32)
+        any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
     if op_name == "rsqrt":  # both exponent parities over every mantissa, and subnormals
         octave = rng.uniform(1.0, 4.0, k).astype(F32)
         near_one = rng.integers(1, 0x80_0000, k, dtype=U32).view(F32)
@@ -156,6 +166,10 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
     if op_name == "rsqrt":
         mant, expo = np.frexp(x)
         exact |= (mant == 0.5) & (expo % 2 == 1)
+    if op_name == "exp2":  # 2^k for an integer k, overflow, or below half the smallest
+        with np.errstate(invalid="ignore"):
+            integral = x == np.round(x)
+        exact = ~np.isfinite(want.view(F32)) | integral | (x >= 128) | (x <= -150)
     assert exact.sum() > 100
     assert (dist[exact] == 0).all()
     ref = opsim.reference_bits(op_name, "float32", operands)
@@ -174,6 +188,9 @@ SPECIAL_RESULTS = {
     "log2": [0x7FC0_0000] * 6 + [0xFF80_0000, 0xFF80_0000, 0x7F80_0000, 0, 0xC315_0000],
     # rsqrt(-0) = -inf, (+0) = +inf, (+inf) = +0, (1) = 1, (2^-149) = 2^74.5 rounded
     "rsqrt": [0x7FC0_0000] * 6 + [0xFF80_0000, 0x7F80_0000, 0, 0x3F80_0000, 0x64B5_04F3],
+    # exp2(-1) = 1/2, (-inf) = +0, of +-0 and +-2^-149 = 1, (+inf) = +inf, (1) = 2
+    "exp2": [0x7FC0_0000] * 3 + [0x3F00_0000, 0, 0x3F80_0000, 0x3F80_0000, 0x3F80_0000,
+                                 0x7F80_0000, 0x4000_0000, 0x3F80_0000],
 }
 
 

@@ -8,6 +8,7 @@ float exp(float x);
 float sqrt(float x);
 float log(float x);
 float log2(float x);
+float exp2(float x);
 float fma(float x, float y, float z);
 float fabs(float x);
 int signbit(float x);

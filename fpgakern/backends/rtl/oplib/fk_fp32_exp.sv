@@ -10,7 +10,10 @@
 //
 // Pipeline, latency 15 ce-cycles, II = 1: 12 (core) + 1 (exponent, shift amount)
 // + 1 (denormalizing shift, sticky) + 1 (round, pack, special cases).
-module fk_fp32_exp (
+// BASE2 = 1 gives 2^x instead (fk_fp32_exp2, same bound, same rounding; n in [-256, 255]).
+module fk_fp32_exp #(
+  parameter bit BASE2 = 1'b0
+) (
   input  logic        clk,
   input  logic        ce,
   input  logic [31:0] a,
@@ -22,12 +25,12 @@ module fk_fp32_exp (
   logic signed [8:0] n;
   logic [31:0]       frac;
   logic              unused_side;
-  fk_fp32_exp_core #(.SW(1)) u_core (
+  fk_fp32_exp_core #(.SW(1), .BASE2(BASE2)) u_core (
     .clk, .ce, .a, .side_in(1'b0), .cls, .n, .frac, .side_out(unused_side)
   );
 
   // ---------------------------------------------------------------- 13: exponent
-  logic signed [9:0] eb;          // biased exponent, in [-58, 311]
+  logic signed [9:0] eb;          // biased exponent, in [-58, 311] (BASE2: [-129, 382])
   assign eb = 10'(n) + 10'sd127;
   logic [32:0] m11;               // 1.frac
   logic [5:0]  sh11;              // right shift into the subnormal range (34 clears all)

@@ -1,5 +1,8 @@
 // fk_fp32_exp_core: e^x for a float32 x as an unrounded (n, M) pair, shared by fk_fp32_exp
 // and fk_fp32_sigmoid:   e^x ~= M * 2^n,  M = 1.frac in [1, 2), n a signed integer.
+// With BASE2 = 1 (fk_fp32_exp2) it computes 2^x the same way, t = x taken exactly instead of
+// x * log2(e) (the constant is 2^40, whose product is a shift), for |x| < 256; the default
+// BASE2 = 0 is the e^x datapath unchanged.
 // The relative error of M * 2^n is below 2^-29 (analysis below), so a consumer that rounds
 // once to float32 is within 0.52 ulp, i.e. at most 1 ulp after rounding.
 //
@@ -20,9 +23,13 @@
 //
 // cls: 0 finite result M * 2^n; 1 NaN; 2 x >= 128 or +inf (overflow); 3 x <= -128 or -inf
 // (e^x below 2^-184). n is only meaningful for cls 0 and lies in [-185, 184].
+// BASE2: the limits are |x| >= 256 (2^x overflows, or lies below 2^-256) and n lies in
+// [-256, 255]; t = x has at most 32 fraction bits for |x| >= 2^-9 (exact), and below that
+// only its truncation to 2^-32 enters the budget, as for e^x (no log2(e) rounding).
 // Latency 12 ce-cycles, II = 1. SW sideband bits travel alongside for the consumer.
 module fk_fp32_exp_core #(
-  parameter int SW = 1
+  parameter int SW = 1,
+  parameter bit BASE2 = 1'b0
 ) (
   input  logic              clk,
   input  logic              ce,
@@ -40,6 +47,11 @@ module fk_fp32_exp_core #(
   localparam logic [31:0] C1_Q32    = 32'hB172_17F8;       // ln2 * 2^32
   localparam logic [21:0] C2_Q24    = 22'h3D_7F7C;         // ln2^2/2 * 2^24
   localparam logic [19:0] C3_Q24    = 20'hE_3584;          // ln2^3/6 * 2^24
+  // BASE2: t = x * 2^40 / 2^40 exactly, and |x| < 256 reaches e = 7, one place further
+  // than e^x's e = 6: the product is cut one bit lower and shifted one place less.
+  localparam logic [40:0] K_Q40   = BASE2 ? 41'h100_0000_0000 : LOG2E_Q40;
+  localparam logic [7:0]  EA_OUT  = BASE2 ? 8'd135 : 8'd134;  // |x| >= 256 : 128
+  localparam logic [7:0]  SH_BASE = BASE2 ? 8'd134 : 8'd133;
 
   // Sideband and class travel in a delay line beside the datapath.
   logic [LAT:0][SW-1:0] side_q;
@@ -54,11 +66,11 @@ module fk_fp32_exp_core #(
   assign ea = a[30:23];
   always_comb begin
     if (ea == 8'hFF && a[22:0] != 23'd0) cls_q[0] = CLS_NAN;
-    else if (ea >= 8'd134)               cls_q[0] = a[31] ? CLS_UNF : CLS_OVF;  // |x| >= 128
+    else if (ea >= EA_OUT)               cls_q[0] = a[31] ? CLS_UNF : CLS_OVF;  // |x| >= 128
     else                                 cls_q[0] = CLS_FINITE;
   end
   logic [7:0] sh_full;  // 31 - e - 25 = 133 - field (field 0 scales like field 1)
-  assign sh_full = 8'd133 - (ea == 8'd0 ? 8'd1 : ea);
+  assign sh_full = SH_BASE - (ea == 8'd0 ? 8'd1 : ea);
 
   logic [23:0] m1;
   logic [5:0]  sh1;
@@ -66,7 +78,7 @@ module fk_fp32_exp_core #(
   always_ff @(posedge clk) begin
     if (ce) begin
       m1   <= {ea != 8'd0, a[22:0]};
-      sh1  <= (ea >= 8'd134 || sh_full > 8'd40) ? 6'd40 : sh_full[5:0];
+      sh1  <= (ea >= EA_OUT || sh_full > 8'd40) ? 6'd40 : sh_full[5:0];
       neg1 <= a[31];
     end
   end
@@ -78,7 +90,7 @@ module fk_fp32_exp_core #(
   logic        neg2, neg3;
   always_ff @(posedge clk) begin
     if (ce) begin
-      prod2 <= {41'd0, m1} * {24'd0, LOG2E_Q40};
+      prod2 <= {41'd0, m1} * {24'd0, K_Q40};
       sh2   <= sh1;
       neg2  <= neg1;
       prod3 <= prod2;
@@ -92,7 +104,7 @@ module fk_fp32_exp_core #(
   logic        neg4;
   always_ff @(posedge clk) begin
     if (ce) begin
-      mag4 <= prod3[64:25] >> sh3;
+      mag4 <= (BASE2 ? prod3[63:24] : prod3[64:25]) >> sh3;
       neg4 <= neg3;
     end
   end
@@ -208,5 +220,5 @@ module fk_fp32_exp_core #(
 
   // Bits below the kept precision.
   logic unused;
-  assign unused = ^{prod3[24:0], s3_6[23:0], s2_7[15:0], p_full[31:0], tp[25:0], tab10[5:0]};
+  assign unused = ^{prod3[64], prod3[24:0], s3_6[23:0], s2_7[15:0], p_full[31:0], tp[25:0], tab10[5:0]};
 endmodule
