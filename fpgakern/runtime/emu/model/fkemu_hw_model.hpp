@@ -489,14 +489,21 @@ int fkemu_cus_wait_interrupt(fkemu_cu** cus, unsigned count, unsigned which,
                              uint64_t max_cycles) {
     if (which >= count) return -1;
     fkemu_cu* waited = cus[which];
+    uint64_t order = 0x9E3779B97F4A7C15ULL;
     for (uint64_t i = 0; i < max_cycles; ++i) {
         if (waited->top->__SYM__interrupt) return 0;
         const uint64_t at = ++fkemu::epoch();
         // Every CU still running takes this cycle; a CU whose interrupt is up has
         // finished and waits for its acknowledgement without advancing its clock. The
-        // first CU to step turns each cycle, so no CU always meets a bank's credit first.
+        // first CU to step is drawn anew each cycle (a fixed-seed xorshift: runs repeat),
+        // so that no CU meets a bank's credit first more often than the others, as a
+        // turn in order would whenever the credit's period is a multiple of `count`.
+        order ^= order << 13;
+        order ^= order >> 7;
+        order ^= order << 17;
+        const unsigned first = static_cast<unsigned>(order % count);
         for (unsigned k = 0; k < count; ++k) {
-            fkemu_cu* cu = cus[(k + i) % count];
+            fkemu_cu* cu = cus[(k + first) % count];
             if (!cu->top->__SYM__interrupt) cu->step(at);
         }
     }
