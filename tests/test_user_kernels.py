@@ -165,7 +165,14 @@ def test_moving_a_spec_to_another_category_changes_nothing_but_its_name(
             assert before.keys() == after.keys()
             for file_name, text in before.items():
                 renamed = re.sub(rf"\b{category}\b", moved_to, text)
-                assert renamed == after[file_name], f"{file_name} at opt{rung} {dtype}"
+                assert _reflowed(renamed) == _reflowed(after[file_name]), \
+                    f"{file_name} at opt{rung} {dtype}"
+
+
+def _reflowed(text: str) -> str:
+    """``text`` with its ``//`` comment lines joined: a longer category name may wrap a
+    header comment at another word, which changes nothing but the line breaks."""
+    return re.sub(r"\n// ", " ", text)
 
 
 @pytest.mark.parametrize(("qualname", "dtype"), KERNEL_DTYPES, ids=_ids(KERNEL_DTYPES))
