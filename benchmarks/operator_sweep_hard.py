@@ -1,5 +1,5 @@
-"""Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, rsqrt, exp2; int32
-div) over >= 1M inputs each in Verilator and report mismatches (bit-exact ops, against the
+"""Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, rsqrt, exp2, tanh;
+int32 div) over >= 1M inputs each in Verilator and report mismatches (bit-exact ops, against the
 op table's numpy references) and, for the transcendental ops, the ulp error distribution against the
 correctly rounded float32 result computed with MPFR (gmpy2), not against another float32
 library; beside it, torch's own CPU float32 distance to MPFR and the RTL's distance to
@@ -15,14 +15,17 @@ on a class decides), sqrt over every subnormal and the binades [2^-126, 2^-124),
 MPFR) over every positive subnormal and the binades [0.5, 2) and [2^127, 2^128), and
 rsqrt (against MPFR) over every positive subnormal and [2^-126, 2^-124), [1, 4),
 [2^126, 2^128) (both exponent parities), and exp2 (against MPFR) over [0.5, 2) and
-[128, 256), both signs (results near 1, 2 and 1/2, overflow, and every subnormal result).
+[128, 256), both signs (results near 1, 2 and 1/2, overflow, and every subnormal result),
+and tanh (against MPFR) over [2^-12, 2^-11), [2^-4, 2^-2) and [8, 16), positive (tanh is
+odd and the RTL works on |x|): the first binade off the identity, the switch from the
+series to the exponential at 2^-3, and the saturation to 1.
 ``--only log,log2`` limits it to some of these ops.
 
 The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
 targeted random inputs, for exp/sigmoid the whole interesting range, subnormal results
-included) or tests/oplib/test_transcendental.py's (log, log2, rsqrt, exp2), plus the special values;
-the MPFR reference is test_transcendental's ``correctly_rounded``. Prints a Markdown
-table; nothing is estimated, every figure is measured here.
+included) or tests/oplib/test_transcendental.py's (log, log2, rsqrt, exp2, tanh), plus
+the special values; the MPFR reference is test_transcendental's ``correctly_rounded``.
+Prints a Markdown table; nothing is estimated, every figure is measured here.
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ def _torch_bits(op_name: str, operands: list[np.ndarray]) -> np.ndarray | None:
     except ImportError:
         return None
     fn = {"exp": torch.exp, "sigmoid": torch.sigmoid, "log": torch.log,
-          "log2": torch.log2, "rsqrt": torch.rsqrt, "exp2": torch.exp2}[op_name]
+          "log2": torch.log2, "rsqrt": torch.rsqrt, "exp2": torch.exp2,
+          "tanh": torch.tanh}[op_name]
     x = torch.from_numpy(operands[0].view(np.float32).copy())
     return fn(x).numpy().view(np.uint32)
 
@@ -105,6 +109,7 @@ def exhaustive(hard, trans) -> bool:  # noqa: ANN001
         "log2": [(e, 0) for e in (0, 126, 127, 254)],
         "rsqrt": [(e, 0) for e in (0, 1, 2, 127, 128, 253, 254)],
         "exp2": [(e, s) for s in (0, 1) for e in (126, 127, 134)],
+        "tanh": [(e, 0) for e in (115, 123, 124, 130)],
     }
     only = set(filter(None, ONLY))
     for op_name, binades in plans.items():
@@ -144,7 +149,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=1_000_000, help="random inputs per op")
     parser.add_argument("--seed", type=int, default=20260522)
     parser.add_argument("--ops", default="div:float32,sqrt:float32,exp:float32,"
-                        "sigmoid:float32,log:float32,log2:float32,rsqrt:float32,exp2:float32,"
+                        "sigmoid:float32,log:float32,log2:float32,rsqrt:float32,exp2:float32,tanh:float32,"
                         "div:int32")
     parser.add_argument("--exhaustive", action="store_true",
                         help="every float in the ranges listed in the module docstring")

@@ -711,6 +711,11 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_exp2", 15)},
        vitis=_hls_math("exp2")),
+    Op("tanh", 1, "elementwise", FLOAT, _float64_then_round(np.tanh), "hls::tanh({0})",
+       "hyperbolic tangent; x itself below 2^-12, +-1 from about 9.01",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_tanh", 29)},
+       vitis=_hls_math("tanh")),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (

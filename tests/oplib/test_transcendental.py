@@ -1,4 +1,4 @@
-"""The transcendental RTL operators (log, log2, rsqrt, exp2, ...) against the correctly
+"""The transcendental RTL operators (log, log2, rsqrt, exp2, tanh) against the correctly
 rounded float32 result, computed with MPFR through gmpy2 (not against another float32 library): each
 stays within the ulp bound docs/operators.md states for its RTL (the op table's contract
 is looser). Special values (NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its
@@ -24,7 +24,7 @@ U32 = np.uint32
 F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
-STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1, "exp2": 1}
+STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1, "exp2": 1, "tanh": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 
 # float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
@@ -53,6 +53,7 @@ MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
     "log2": FLOAT32_CONTEXT.log2,
     "rsqrt": _rsqrt,
     "exp2": FLOAT32_CONTEXT.exp2,
+    "tanh": FLOAT32_CONTEXT.tanh,
 }
 
 
@@ -104,6 +105,10 @@ def specials(op_name: str) -> np.ndarray:
     smallest normal and subnormal, the largest float. exp2: the integers from -152 to 130
     (exact results, the overflow edge at 128, the subnormal results below -126 and the
     rounding to +0 at -150), 0 and the floats beside the table's interval edges."""
+    if op_name == "tanh":  # the range edges 2^-12, 2^-3 and 64, saturation near 9.01
+        edges = [s * v for s in (1.0, -1.0) for v in (2.0**-12, 2.0**-3, 0.25, 1.0, 9.0,
+                                                      9.01, 9.1, 64.0)]
+        return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600)])
     if op_name == "exp2":
         edges = [float(k) for k in range(-152, 131)] + [k / 64 for k in range(-64, 65)]
         return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 40)])
@@ -125,6 +130,10 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
     near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
     octave = rng.uniform(0.5, 2.0, k).astype(F32)
+    if op_name == "tanh":  # every binade of both signs, [-10, 10], and 2^-14 .. 2^-2
+        any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
+        octave = rng.uniform(-10.0, 10.0, k).astype(F32)
+        near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-14, -2, k)).astype(F32)
     if op_name == "exp2":  # the whole finite range of results, and small |x| (near 1)
         octave = rng.uniform(-151.0, 129.0, k).astype(F32)
         near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-30, 0, k)).astype(F32)
@@ -166,6 +175,8 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
     if op_name == "rsqrt":
         mant, expo = np.frexp(x)
         exact |= (mant == 0.5) & (expo % 2 == 1)
+    if op_name == "tanh":  # x itself below 2^-12, +-1 beyond 9.1
+        exact = ~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-12) | (np.abs(x) > 9.1)
     if op_name == "exp2":  # 2^k for an integer k, overflow, or below half the smallest
         with np.errstate(invalid="ignore"):
             integral = x == np.round(x)
@@ -191,6 +202,9 @@ SPECIAL_RESULTS = {
     # exp2(-1) = 1/2, (-inf) = +0, of +-0 and +-2^-149 = 1, (+inf) = +inf, (1) = 2
     "exp2": [0x7FC0_0000] * 3 + [0x3F00_0000, 0, 0x3F80_0000, 0x3F80_0000, 0x3F80_0000,
                                  0x7F80_0000, 0x4000_0000, 0x3F80_0000],
+    # tanh(-1), (-inf) = -1, tiny x (subnormals, zeros) is x, (+inf) = 1, tanh(1)
+    "tanh": [0x7FC0_0000] * 3 + [0xBF42_F7D6, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
+                                 0x3F80_0000, 0x3F42_F7D6, 0x0000_0001],
 }
 
 
