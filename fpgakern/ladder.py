@@ -287,6 +287,17 @@ class Plan:
         return 1 if reduction is None else reduction.hls_partials(self.dtype.name)
 
     @property
+    def finish(self) -> str | None:
+        """The op that turns a reduction's combined value into its result (mean's div by
+        float(n), ``Op.finish``) when the kernel applies it; None when it has none or when
+        compute units share the work: each CU then returns its combined value and the
+        host combines them and finishes once (divides the whole sum by the whole n)."""
+        reduction = self.kernel.reduction
+        if reduction is None or self.rung.multi_cu:
+            return None
+        return reduction.finish
+
+    @property
     def compute_elements_per_cycle(self) -> float | None:
         """What the rung's microarchitecture can reach with memory that keeps up. Rung 0
         is latency-bound: no meaningful figure."""

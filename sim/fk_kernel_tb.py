@@ -20,6 +20,7 @@ from fk_host import FastMemory, Host, RamMemory, SimFailure
 
 from fpgakern.interface import interface
 from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.ops import OPS
 from fpgakern.ladder import MemorySystem
 from fpgakern.ladder import plan as make_plan
 from fpgakern.spec.library import Library
@@ -84,7 +85,7 @@ async def run_kernel(dut) -> None:
         try:
             run = await host.call(case.tensors, case.scalars,
                                   timeout_for(p, case.size, job["latency"]))
-            actual = combine(kernel, run.outputs)
+            actual = combine(p, run.outputs, case.size)
             expected = reference.expected_output(kernel, dtype.name, case)
             reduced = (reference.reduction_operand(kernel, dtype.name, case)
                        if kernel.is_reduction else None)
@@ -110,9 +111,22 @@ async def run_kernel(dut) -> None:
     assert not failed, f"{len(failed)} case(s) failed; first: {failed[0]['message']}"
 
 
-def combine(kernel, outputs: list[np.ndarray]) -> np.ndarray:
+def combine(p, outputs: list[np.ndarray], n: int) -> np.ndarray:
     """The kernel's result from the per-CU outputs: concatenated, or for a reduction the
-    partial results reduced again on the host (as a multi-CU host program does)."""
+    partial results reduced again on the host (as a multi-CU host program does). A
+    reduction whose finish the host applies (mean at multi-CU rungs: Plan.finish) is
+    combined as the host does, by the combine op in CU order, then finished once over
+    all n (the sum of the CUs' sums divided by float(n))."""
+    kernel = p.kernel
+    reduction = kernel.reduction
+    if reduction is not None and reduction.finish is not None and p.finish is None:
+        dtype = outputs[0].dtype
+        result = outputs[0][:1].copy()
+        with np.errstate(all="ignore"):
+            for partial in outputs[1:]:
+                result = OPS[reduction.combine].reference(result, partial[:1]).astype(dtype)
+            count = np.array([n], dtype=dtype)
+            return OPS[reduction.finish].reference(result, count).astype(dtype)
     if len(outputs) == 1:
         return outputs[0]
     if kernel.is_reduction:

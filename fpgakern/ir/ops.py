@@ -46,12 +46,14 @@ class Accuracy:
     the hardware's; judged against a float64 reference with the standard error bound of
     its ``bound``: ``sum``, ``n * 2**-24 * sum(|x|)``; ``product``,
     ``n * 2**-24 * |prod(x)|`` (n roundings, each relative, while every partial product
-    stays a normal number: verify.stimulus keeps them there).
+    stays a normal number: verify.stimulus keeps them there); ``mean``, the sum's bound
+    divided by n plus the roundings of float(n) and of the quotient, each half an ulp
+    (``2**-24 * sum(|x|) + 2**-23 * sum(|x|) / n``).
     """
 
     kind: Literal["exact", "ulp", "reduction"]
     ulps: int = 0
-    bound: Literal["sum", "product"] = "sum"
+    bound: Literal["sum", "product", "mean"] = "sum"
 
     def __str__(self) -> str:
         if self.kind == "reduction" and self.bound != "sum":
@@ -163,6 +165,14 @@ class Op:
     # (-0.0 for float sums: x + -0 is x for every x, including -0, where +0 is not).
     combine: str | None = None
     identity: Mapping[str, float | int] = field(default_factory=dict)
+    # Reductions only: the elementwise op that makes the result from the combined value
+    # and the element count n (converted to the dtype), as finish(combined, n): mean's
+    # div. Where compute units share the work, the host combines their results and
+    # finishes once (the kernel then stops at the combined value).
+    finish: str | None = None
+    # Reductions only: the reduction whose RTL accumulator this one streams through
+    # before its finish (mean: sum's); None for its own.
+    accumulates: str | None = None
     # Cycles Vitis HLS takes for the op at HLS_CLOCK_MHZ, per dtype (combine ops only).
     hls_latency: Mapping[str, int] = field(default_factory=dict)
     # What real Vitis HLS builds for the float32 spelling (every op with a float32 operand
@@ -371,6 +381,13 @@ def _sum(x: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
             return np.array([np.sum(x.astype(np.float64))]).astype(x.dtype)
     return np.array([np.sum(x.astype(np.int64))]).astype(np.int32)  # wraps like int32 adds
+
+
+def _mean(x: np.ndarray) -> np.ndarray:
+    # torch.mean is torch.sum(x) / n in the dtype (float32 division by float(n)): the
+    # sum in float64 divided by n there, rounded once. Nothing to average is NaN (0 / 0).
+    with np.errstate(all="ignore"):
+        return np.array([np.sum(x.astype(np.float64)) / np.float64(x.size)]).astype(x.dtype)
 
 
 def _prod(x: np.ndarray) -> np.ndarray:
@@ -744,6 +761,13 @@ _REDUCTIONS: tuple[Op, ...] = (
        rtl={"float32": RtlImpl("fk_reduce_fp32_prod", 34),
             "int32": RtlImpl("fk_reduce_int32_prod", 14)},
        vitis=_fp_core("fmul")),
+    # sum's accumulator, then fk_fp32_div by float(n): 34 + 18 cycles of drain.
+    Op("mean", 1, "reduce", FLOAT, _mean, "({0} + {1})",
+       "arithmetic mean of all elements: their sum divided by n; NaN for no element",
+       accuracy=Accuracy("reduction", bound="mean"),
+       combine="add", identity={"float32": -0.0}, finish="div", accumulates="sum",
+       rtl={"float32": RtlImpl("fk_reduce_fp32_sum", 52)},
+       vitis=_fp_core("fadd")),
 )
 
 OPS: dict[str, Op] = {op.name: op for op in (

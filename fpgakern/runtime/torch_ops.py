@@ -171,6 +171,7 @@ class Route:
     int64_sum: bool = False  # torch's int64 sum from the int32 kernel (see _int64_sum)
     float_sum: bool = False  # a float sum: its order must not decide an overflow
     float_prod: bool = False  # a float product: its order must not decide a range error
+    float_mean: bool = False  # a float mean: a float sum, then the zeros' sign (_mean_zero)
 
 
 # Integer dtypes whose values all fit int32: torch sums them into int64, which the int32
@@ -219,6 +220,10 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
             return f"no kernel sums {dtypes[0]} into {wanted}"
     if mirror in _FLOAT_SUMS and same is not None and result.is_floating_point:
         return dataclasses.replace(same, finish=_plus_zero, float_sum=True)
+    if mirror == "torch.mean" and same is not None and result.is_floating_point:
+        # torch.mean is torch.sum(x) / n in the dtype, and so is the kernel: the sum's
+        # contract (its order changes the rounding, never an overflow) holds for both.
+        return dataclasses.replace(same, float_sum=True, float_mean=True)
     if mirror == "torch.prod":
         if result == torch.int64:
             # The int32 kernel's product wraps modulo 2**32; torch's int64 product does
@@ -277,6 +282,19 @@ def _float_sum_overflow(inputs: list[torch.Tensor]) -> str | None:
         return None
     return ("values this large may overflow a partial sum in one summation order and not "
             "in another (the kernel's order is not torch's)")
+
+
+def _mean_zero(x: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The finish of a float mean of ``x``: torch divides a sum started at +0.0, so the
+    mean of zeros alone is +0.0 whatever their signs, where the kernel's IEEE sum of -0.0s
+    is -0.0 and so is its quotient. Any other -0.0 (a tiny negative sum divided into
+    underflow) is torch's too, and is kept."""
+    all_zero = not bool((x != 0).any())
+
+    def finish(mean: torch.Tensor) -> torch.Tensor:
+        return mean + 0.0 if all_zero else mean
+
+    return finish
 
 
 def _float_prod_range(x: torch.Tensor) -> str | None:
@@ -380,6 +398,8 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         overflow = _float_sum_overflow(flat)
         if overflow is not None:
             return _fallback(kernel, overflow, tensors, scalars, options)
+    if route.float_mean:
+        route = dataclasses.replace(route, finish=_mean_zero(flat[0]))
     if route.float_prod:
         out_of_range = _float_prod_range(flat[0])
         if out_of_range is not None:

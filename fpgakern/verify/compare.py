@@ -65,11 +65,19 @@ def reduction_bound(reduced: np.ndarray, accuracy: Accuracy | None = None) -> fl
     most half an ulp of a partial sum, itself at most sum(|x|)); for a product (bound
     ``product``), ``len * 2**-24 * |prod(x)|``: each of its len - 1 multiplications and
     the reference's own rounding to float32 err by at most 2**-24 relative while the
-    partial products stay normal (the stimuli keep them so: verify.stimulus)."""
+    partial products stay normal (the stimuli keep them so: verify.stimulus); for a mean
+    (bound ``mean``), the sum's bound over n plus half an ulp for float(n) and half an ulp
+    for the quotient: ``2**-24 * sum(|x|) + 2**-23 * sum(|x|) / n``."""
     wide = np.abs(reduced.astype(np.float64))
+    bound = "sum" if accuracy is None else accuracy.bound
     with np.errstate(all="ignore"):
-        magnitude = float(np.prod(wide) if accuracy is not None and
-                          accuracy.bound == "product" else np.sum(wide))
+        magnitude = float(np.prod(wide) if bound == "product" else np.sum(wide))
+    if bound == "mean":
+        # The sum's bound over n, then float(n) and the quotient, each rounded once (half
+        # an ulp, at most 2**-24 of |sum| / n <= sum(|x|) / n, each).
+        n = max(reduced.size, 1)
+        return (_F32_EPS_HALF * magnitude + 2 * _F32_EPS_HALF * magnitude / n
+                + _F32_MIN_SUBNORMAL)
     return reduced.size * _F32_EPS_HALF * magnitude + _F32_MIN_SUBNORMAL
 
 

@@ -1,4 +1,4 @@
-"""The generated C++ host (XRT native API) for add, exp and sum: built with
+"""The generated C++ host (XRT native API) for add, exp, sum and mean: built with
 -Wall -Wextra -Werror against fpgakern's XRT emulation library, run on sw_emu and hw_emu
 on the testbench's case files, and judged against numpy. Also: a kernel missing from the
 xclbin, and the per-category fpga_kernel entry."""
@@ -19,7 +19,7 @@ from fpgakern.runtime import emu
 from fpgakern.verify import compare, csim, reference, stimulus
 
 VARIANTS = [("binary_ops/add", 3, "float32"), ("unary_ops/exp", 4, "float32"),
-            ("reduce_ops/sum", 4, "float32")]
+            ("reduce_ops/sum", 4, "float32"), ("reduce_ops/mean", 3, "float32")]
 
 
 def _link(folder, refs, target="hw_emu"):
@@ -32,7 +32,7 @@ def _link(folder, refs, target="hw_emu"):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """Host programs for the three variants and one xclbin holding all three kernels."""
+    """Host programs for the variants and one xclbin holding all their kernels."""
     folder = tmp_path_factory.mktemp("host")
     programs = {}
     for qualname, rung, dtype in VARIANTS:
@@ -51,7 +51,8 @@ def _env(target):
 
 
 @pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
-@pytest.mark.parametrize("top", ["add_f32", "exp_f32", "sum_f32"])
+# mean at rung 3: each CU returns its sum, the host adds them and divides by float(n) once.
+@pytest.mark.parametrize("top", ["add_f32", "exp_f32", "sum_f32", "mean_f32"])
 def test_generated_host_matches_numpy(built, target, top):
     folder, path, programs = built
     p, program = programs[top]

@@ -135,6 +135,16 @@ def _judge(kernel, dtype, tensors, ours):
                                   np.atleast_1d(ours.numpy()), compare.Accuracy("reduction"), x)
         assert verdict.passed, verdict.summary()
         return
+    if name == "mean":
+        # torch.mean is torch.sum(x) / n; the kernel's sum runs in the hardware's order:
+        # within the op table's mean bound of the exact mean (test_mean_like_torch pins
+        # down where it must equal torch's bits).
+        x = tensors[0].numpy()
+        exact = np.array([np.sum(x.astype(np.float64)) / x.size], np.float32)
+        accuracy = compare.accuracy_of(kernel, dtype)
+        verdict = compare.compare(exact, np.atleast_1d(ours.numpy()), accuracy, x)
+        assert verdict.passed, verdict.summary()
+        return
     want = getattr(torch, name)(*tensors)
     if compare.accuracy_of(kernel, dtype).kind == "ulp":  # exp, log, sigmoid, ...
         expected = want.numpy()
@@ -181,6 +191,33 @@ def _judge(kernel, dtype, tensors, ours):
             assert np.signbit(ours.numpy()) == (name == "min" and np.signbit(x[x == 0]).any())
             return
     assert same.all(), (want[~torch.from_numpy(same)][:5], ours[~torch.from_numpy(same)][:5])
+
+
+def test_mean_like_torch():
+    """torch.mean on float32 is torch.sum(x) / n, divided in float32 (measured: bit-equal
+    to sum / n on random, mixed-scale, cancelling and overflowing inputs of 1 to 3,000,001
+    elements). Where every summation order gives one sum (small integers), the op's mean
+    is torch's to the bit; zeros of either sign average to torch's +0.0; nothing averages
+    to NaN without a fallback; a sum that one order may overflow and another not runs
+    torch.mean, with the reason; integers are refused as torch refuses them."""
+    op = torch.ops.fpgakern.mean
+    rng = np.random.default_rng(14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fk_torch.FallbackWarning)
+        for n in (1, 3, 777, 4099):
+            x = torch.from_numpy(rng.integers(-1000, 1000, n).astype(np.float32))
+            assert _bits_equal(torch.mean(x), op(x)).all(), n
+        zeros = torch.tensor([-0.0, -0.0, -0.0])
+        assert _bits_equal(torch.mean(zeros), op(zeros)).all()
+        assert not torch.signbit(op(zeros))
+        assert torch.isnan(op(torch.empty(0))) and torch.isnan(torch.mean(torch.empty(0)))
+        nan = torch.tensor([1.0, float("nan"), 2.0])
+        assert torch.isnan(op(nan))
+    big = torch.tensor([3e38, 3e38, -3e38], dtype=torch.float32)
+    with pytest.warns(fk_torch.FallbackWarning, match="overflow a partial sum"):
+        assert torch.equal(op(big), torch.mean(big))
+    with pytest.raises(RuntimeError, match="floating point"):
+        op(torch.tensor([1, 2], dtype=torch.int32))
 
 
 @pytest.mark.parametrize("alpha", [2.5, 0.3, -1.7, 1e30, 1e-30])

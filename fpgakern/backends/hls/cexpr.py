@@ -120,6 +120,22 @@ class CSpelling:
         assert reduction is not None and reduction.combine is not None
         return OPS[reduction.combine].hls_call(left, right)
 
+    def finish(self, combined: str, count: str) -> str:
+        """The reduction's result from its combined value and the element count ``count``
+        (an int): the op table's finish op on both (mean: the sum divided by float(n)),
+        or the combined value itself where the kernel has none to apply (Plan.finish)."""
+        if self.plan.finish is None:
+            return combined
+        return OPS[self.plan.finish].hls_call(combined, f"static_cast<{self.T}>({count})")
+
+    def host_finish(self, combined: str, count: str) -> str | None:
+        """The finish the host applies to the compute units' combined value (where the
+        kernel leaves it to the host: Plan.finish), or None when there is none to apply."""
+        reduction = self.plan.kernel.reduction
+        if reduction is None or reduction.finish is None or self.plan.finish is not None:
+            return None
+        return OPS[reduction.finish].hls_call(combined, f"static_cast<{self.T}>({count})")
+
     @property
     def combine_latency(self) -> int:
         """Cycles the combine op takes in Vitis HLS at :data:`hls_clock_mhz`."""

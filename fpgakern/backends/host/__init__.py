@@ -108,6 +108,11 @@ def context(plan: Plan) -> dict[str, object]:
         assert reduction.combine is not None
         ctx["combine"] = reduction.combine
         ctx["identity"] = host_literal(reduction.identity[plan.dtype.name], plan.dtype.is_float)
+        # A finish the kernel leaves to the host (mean at multi-CU rungs: Plan.finish) is
+        # applied once to the combined value, over all n; div is the one finish so far.
+        finish = reduction.finish if plan.finish is None else None
+        assert finish in (None, "div"), f"no host spelling of finish {finish}"
+        ctx["host_finish"] = finish
     return ctx
 
 

@@ -23,6 +23,7 @@ from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
 from fpgakern.interface import FIRST_ARG_OFFSET, SIZE_ARG, KernelInterface, interface
+from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -165,6 +166,21 @@ class Reduction:
     op: str
     module: str
     interleave: int  # P, the partial results it interleaves (fixes the combination order)
+    # The finish the kernel applies to the accumulator's result and float(n) (mean's
+    # divider), with the int-to-float converter of n: None where the kernel has none
+    # (Plan.finish).
+    finish: Finish | None = None
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The operator after the accumulator: ``module(result, convert(n))``."""
+
+    kernel_op: str  # the kernel's reduction (mean), whose finish this is
+    module: str
+    latency: int
+    convert: str  # n (int32) to the dtype
+    convert_latency: int
 
 
 def reduction_of(plan: Plan) -> Reduction | None:
@@ -175,7 +191,12 @@ def reduction_of(plan: Plan) -> Reduction | None:
     impl = op.rtl.get(plan.dtype.name)
     if impl is None:
         raise NoRtlOperator(f"no RTL operator for {op.name} {plan.dtype.name} yet")
-    return Reduction(op.name, impl.module, plan.acc_interleave)
+    finish = None
+    if plan.finish is not None:
+        div = OPS[plan.finish].rtl[plan.dtype.name]
+        convert = OPS["to_" + plan.dtype.name].rtl["int32"]
+        finish = Finish(op.name, div.module, div.latency, convert.module, convert.latency)
+    return Reduction(op.accumulates or op.name, impl.module, plan.acc_interleave, finish)
 
 
 def datapath_of(plan: Plan) -> Datapath:
@@ -223,6 +244,8 @@ def _design(plan: Plan) -> _Design:
         acc = reduce.accumulator(reduction.op, plan.dtype.name)
         texts[acc.file_name] = reduce.render(acc)
         operators += acc.operators
+        if reduction.finish:
+            operators += [reduction.finish.module, reduction.finish.convert]
 
     # A reduction of the bare input (sum(x)) has nothing to compute per element: the
     # accumulator takes the input stream itself, with no pipeline module in between.
