@@ -733,6 +733,11 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_tanh", 29)},
        vitis=_hls_math("tanh")),
+    Op("expm1", 1, "elementwise", FLOAT, _float64_then_round(np.expm1), "hls::expm1({0})",
+       "e to the x, minus 1; x itself below 2^-24",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_expm1", 17)},
+       vitis=_hls_math("expm1")),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (

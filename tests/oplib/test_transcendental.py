@@ -1,8 +1,9 @@
-"""The transcendental RTL operators (log, log2, rsqrt, exp2, tanh) against the correctly
-rounded float32 result, computed with MPFR through gmpy2 (not against another float32 library): each
-stays within the ulp bound docs/operators.md states for its RTL (the op table's contract
-is looser). Special values (NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its
-neighbours) must equal the correctly rounded result bit for bit, NaNs being canonical.
+"""The transcendental RTL operators (log, log2, rsqrt, exp2, tanh, expm1) against the
+correctly rounded float32 result, computed with MPFR through gmpy2 (not against another
+float32 library): each stays within the ulp bound docs/operators.md states for its RTL
+(the op table's contract is looser). Special values (NaN, +-inf, +-0, negative numbers,
+subnormal inputs, 1 and its neighbours) must equal the correctly rounded result bit for
+bit, NaNs being canonical.
 
 ``vectors(op, rng, n)`` and ``correctly_rounded(op, operands)`` are also the stimulus and
 the reference of benchmarks/operator_sweep_hard.py's >= 1M-input MPFR sweep (and of the
@@ -24,7 +25,7 @@ U32 = np.uint32
 F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
-STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1, "exp2": 1, "tanh": 1}
+STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1, "exp2": 1, "tanh": 1, "expm1": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 
 # float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
@@ -54,6 +55,7 @@ MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
     "rsqrt": _rsqrt,
     "exp2": FLOAT32_CONTEXT.exp2,
     "tanh": FLOAT32_CONTEXT.tanh,
+    "expm1": FLOAT32_CONTEXT.expm1,
 }
 
 
@@ -105,6 +107,10 @@ def specials(op_name: str) -> np.ndarray:
     smallest normal and subnormal, the largest float. exp2: the integers from -152 to 130
     (exact results, the overflow edge at 128, the subnormal results below -126 and the
     rounding to +0 at -150), 0 and the floats beside the table's interval edges."""
+    if op_name == "expm1":  # the range edges 2^-24 and 2^-3, ln 2, overflow, -1
+        edges = [s * v for s in (1.0, -1.0) for v in (2.0**-24, 2.0**-3, 0.25, 0.693147, 1.0,
+                                                      17.33, 88.72, 128.0)]
+        return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600)])
     if op_name == "tanh":  # the range edges 2^-12, 2^-3 and 64, saturation near 9.01
         edges = [s * v for s in (1.0, -1.0) for v in (2.0**-12, 2.0**-3, 0.25, 1.0, 9.0,
                                                       9.01, 9.1, 64.0)]
@@ -130,6 +136,10 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
     near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
     octave = rng.uniform(0.5, 2.0, k).astype(F32)
+    if op_name == "expm1":  # every binade of both signs, [-20, 90], and 2^-26 .. 2^-2
+        any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
+        octave = rng.uniform(-20.0, 90.0, k).astype(F32)
+        near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-26, -2, k)).astype(F32)
     if op_name == "tanh":  # every binade of both signs, [-10, 10], and 2^-14 .. 2^-2
         any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
         octave = rng.uniform(-10.0, 10.0, k).astype(F32)
@@ -175,6 +185,9 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
     if op_name == "rsqrt":
         mant, expo = np.frexp(x)
         exact |= (mant == 0.5) & (expo % 2 == 1)
+    if op_name == "expm1":  # x itself below 2^-24, -1 below -17.4, overflow
+        exact = (~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-24) | (x < -17.4)
+                 | (x > 88.8))
     if op_name == "tanh":  # x itself below 2^-12, +-1 beyond 9.1
         exact = ~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-12) | (np.abs(x) > 9.1)
     if op_name == "exp2":  # 2^k for an integer k, overflow, or below half the smallest
@@ -205,6 +218,9 @@ SPECIAL_RESULTS = {
     # tanh(-1), (-inf) = -1, tiny x (subnormals, zeros) is x, (+inf) = 1, tanh(1)
     "tanh": [0x7FC0_0000] * 3 + [0xBF42_F7D6, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
                                  0x3F80_0000, 0x3F42_F7D6, 0x0000_0001],
+    # expm1(-1), (-inf) = -1, tiny x (subnormals, zeros) is x, (+inf) = +inf, expm1(1)
+    "expm1": [0x7FC0_0000] * 3 + [0xBF21_D2A7, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
+                                  0x7F80_0000, 0x3FDB_F0A9, 0x0000_0001],
 }
 
 

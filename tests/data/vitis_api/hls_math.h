@@ -10,6 +10,7 @@ float log(float x);
 float log2(float x);
 float exp2(float x);
 float tanh(float x);
+float expm1(float x);
 float fma(float x, float y, float z);
 float fabs(float x);
 int signbit(float x);
