@@ -117,6 +117,20 @@ TORCH_OPTIONS: dict[str, str] = {
     "torch.sum": "ScalarType? dtype=None",
 }
 
+# Scalars whose torch keyword the generated code reserves for itself ("value", a local of
+# every kernel): the spec's name -> torch's keyword, by mirrored operator. The op takes
+# torch's keyword (torch.ops.fpgakern.addcmul(x, t1, t2, value=2)) and hands the kernel
+# its own name.
+TORCH_KEYWORDS: dict[str, dict[str, str]] = {
+    "torch.addcmul": {"scale": "value"},
+    "torch.addcdiv": {"scale": "value"},
+}
+
+
+def torch_keyword(kernel: Kernel, scalar: str) -> str:
+    """The keyword of the mirrored torch operator for one of the kernel's scalars."""
+    return TORCH_KEYWORDS.get(mirror_path(kernel), {}).get(scalar, scalar)
+
 
 def mirror_path(kernel: Kernel) -> str:
     """The dotted path of the torch operator a kernel mirrors (default ``torch.<name>``)."""
@@ -202,6 +216,12 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
     variant = _TORCH_DTYPES.get(result)
     same = Route(variant, result, result) if variant in kernel.dtypes else None
     missing = f"no {result} variant of the kernel"
+    if mirror == "torch.nn.functional.softsign" and not dtypes[0].is_floating_point:
+        # torch computes abs(x) + 1 in the integer dtype and only then divides in float:
+        # abs(INT32_MIN) + 1 and INT32_MAX + 1 wrap, and 2**24 + 1 stays exact, where the
+        # float32 kernel on the converted inputs gives other answers.
+        return ("torch computes abs(x) + 1 of integers in their own dtype (where it may "
+                "wrap) before dividing; the kernel computes it in float32")
     if mirror == "torch.div" and options.get("rounding_mode") is not None:
         mode = options["rounding_mode"]
         if mode == "trunc" and result.is_floating_point and same is not None:
@@ -388,6 +408,13 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
     route = _dtype_route(kernel, [t.dtype for t in tensors], result, options)
     if isinstance(route, str):
         return _fallback(kernel, route, tensors, scalars, options)
+    if not route.inputs.is_floating_point and any(
+            isinstance(v, float) and not v.is_integer() for v in scalars.values()):
+        # torch converts a fractional scalar for an integer tensor its own way (hardtanh
+        # truncates min_val=-0.5 to 0) where it does not refuse it; the int32 kernel
+        # takes integers only.
+        return _fallback(kernel, "a fractional scalar for the int32 kernel", tensors,
+                         scalars, options)
     flat = [t.detach().to(route.inputs).contiguous().reshape(-1) for t in tensors]
     if route.int64_sum:
         finish = _int64_sum(flat[0])
@@ -419,7 +446,9 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         handle.target(route.variant)  # loads (or builds) the model
     except (KernelUnavailable, ToolError) as err:
         return _fallback(kernel, str(err), tensors, scalars, options)
-    values = {k: (v.item() if isinstance(v, torch.Tensor) else v) for k, v in scalars.items()}
+    names = {torch_keyword(kernel, s.name): s.name for s in kernel.scalars}
+    values = {names[k]: (v.item() if isinstance(v, torch.Tensor) else v)
+              for k, v in scalars.items()}
     try:
         out = handle(*(t.numpy() for t in flat), **values)
     except UsageError as err:
@@ -433,14 +462,14 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
 
 def schema(kernel: Kernel) -> str:
     tensors = ", ".join(f"Tensor {name}" for name in kernel.inputs)
-    keywords = [f"Scalar {s.name}={s.default}" for s in kernel.scalars]
+    keywords = [f"Scalar {torch_keyword(kernel, s.name)}={s.default}" for s in kernel.scalars]
     option = TORCH_OPTIONS.get(mirror_path(kernel))
     keywords += [option] if option else []
     return f"({tensors}{', *, ' + ', '.join(keywords) if keywords else ''}) -> Tensor"
 
 
 def _make_impl(kernel: Kernel) -> Callable[..., torch.Tensor]:
-    names = [s.name for s in kernel.scalars]
+    names = [torch_keyword(kernel, s.name) for s in kernel.scalars]
 
     def impl(*args: Any, **kwargs: Any) -> torch.Tensor:
         tensors = args[:len(kernel.inputs)]

@@ -139,6 +139,9 @@ ALLOWED_FALLBACKS = {
     ("sum", "overflow"): "overflow a partial sum",
     ("prod", "int"): "the kernel's int32 product wraps",
     ("prod", "range"): "overflow or underflow a partial product",
+    ("softsign", "int"): "abs(x) + 1 of integers",
+    ("hardtanh", "fractional"): "a fractional scalar for the int32 kernel",
+    ("addcmul", "fractional"): "a fractional scalar for the int32 kernel",
 }
 
 
@@ -154,8 +157,15 @@ def _cases(kernel):
         options += [{"rounding_mode": "trunc"}, {"rounding_mode": "floor"}]
     if kernel.name == "sum":
         options += [{"dtype": torch.int32}, {"dtype": torch.int64}, {"dtype": torch.float32}]
-    if kernel.name in ("add", "sub"):
+    if kernel.name in ("add", "sub", "rsub"):
         options += [{"alpha": 2}, {"alpha": -3}, {"alpha": 0.75}]
+    if kernel.name in ("addcmul", "addcdiv"):
+        options += [{"value": 2}, {"value": -3}, {"value": 0.1}]
+    if kernel.name == "hardtanh":
+        options += [{"min_val": -2, "max_val": 3}, {"min_val": 0, "max_val": 0},
+                    {"min_val": -0.25, "max_val": 0.75}]
+    if kernel.name == "hardshrink":
+        options += [{"lambd": 0}, {"lambd": 3.0}, {"lambd": 0.3}]
     for dtype, opts in itertools.product((torch.float32, torch.int32), options):
         s = SPECIALS[dtype]
         if len(kernel.inputs) == 2:
