@@ -580,3 +580,58 @@ def test_mirrors_that_resolve_to_nothing_fail_at_registration(tmp_path, write_sp
         fk_torch.register(library)
     assert "bad_mirror_probe.yaml" in str(err.value) and "mirrors" in str(err.value)
     assert not hasattr(F, "bad_mirror_probe")  # nothing half-registered
+
+
+# --------------------------------------------------------------- shifts, keywords, scalars
+
+
+def test_shift_amounts_as_torch():
+    """torch's << gives 0 for shift amounts outside 0..31 (negative ones too), >> shifts
+    by 31 (0 or -1); the kernels do the same for every amount in -40..40 and beyond."""
+    amounts = torch.tensor(list(range(-40, 41)) + [I32_MIN, I32_MAX, 1 << 30],
+                           dtype=torch.int32)
+    a, b = (g.reshape(-1).contiguous() for g in torch.meshgrid(INTS, amounts, indexing="ij"))
+    for name in ("bitwise_left_shift", "bitwise_right_shift"):
+        assert torch.equal(getattr(torch, name)(a, b), getattr(F, name)(a, b)), name
+    assert (torch.bitwise_left_shift(a, b)[(b < 0) | (b > 31)] == 0).all()
+
+
+def test_torch_keyword_value_reaches_the_kernels_scale():
+    """addcmul and addcdiv take torch's keyword value= (the spec's scalar is scale, since
+    'value' is a name the generated code uses); the value changes the kernel's answer."""
+    x, t1, t2 = torch.tensor([1.0, -2.0, 3.0]), torch.tensor([0.5, 4.0, -1.5]), \
+        torch.tensor([3.0, 0.25, 7.0])
+    for name in ("addcmul", "addcdiv"):
+        for value in (1, 2, -0.5):
+            ours = getattr(F, name)(x, t1, t2, value=value)
+            assert _same_bits(getattr(torch, name)(x, t1, t2, value=value), ours).all()
+        assert not torch.equal(getattr(F, name)(x, t1, t2, value=3),
+                               getattr(F, name)(x, t1, t2))
+    with pytest.raises(Exception, match="scale"):
+        F.addcmul(x, t1, t2, scale=2)
+
+
+def test_softsign_of_integers_falls_back():
+    """torch computes abs(x) + 1 of an int32 tensor in int32 (softsign(INT32_MIN) is +1.0),
+    the float32 kernel would answer -1.0: the op runs torch instead, with the reason."""
+    x = torch.tensor([I32_MIN, 16777217, -3], dtype=torch.int32)
+    with pytest.raises(fk_torch.FallbackError, match="abs\\(x\\) \\+ 1 of integers"):
+        F.softsign(x)
+    fk_torch.use(_device(), strict=False)
+    with pytest.warns(fk_torch.FallbackWarning, match="abs"):
+        assert torch.equal(F.softsign(x), torch.nn.functional.softsign(x))
+    assert float(torch.nn.functional.softsign(x)[0]) == 1.0
+
+
+def test_fractional_scalar_for_an_int32_kernel_falls_back():
+    """torch's hardtanh of int32 truncates min_val=-0.5 to 0; the int32 kernel takes
+    integers only, so the op runs torch instead (and the kernel with integral floats)."""
+    x = torch.tensor([3, -2, I32_MIN, 1], dtype=torch.int32)
+    with pytest.raises(fk_torch.FallbackError, match="fractional scalar"):
+        F.hardtanh(x, min_val=-0.5, max_val=2.5)
+    assert torch.equal(F.hardtanh(x, min_val=-2.0, max_val=2.0),
+                       torch.nn.functional.hardtanh(x, -2.0, 2.0))
+    fk_torch.use(_device(), strict=False)
+    with pytest.warns(fk_torch.FallbackWarning, match="fractional"):
+        assert torch.equal(F.hardtanh(x, min_val=-0.5, max_val=2.5),
+                           torch.nn.functional.hardtanh(x, -0.5, 2.5))
