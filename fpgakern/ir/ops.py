@@ -663,6 +663,41 @@ _BIT_EXACT: tuple[Op, ...] = (
        vitis=_WHERE),
 )
 
+# --------------------------------------------------------------------------- remainders
+# fmod (C's, torch.fmod) and remainder (Python's, torch.remainder), float32 and int32,
+# checked against torch itself (tests/oplib/test_mod_ops.py). A float remainder is exact
+# (always representable), so the references are IEEE's; torch's own vectorized float
+# kernel gives NaN where the float32 quotient a / b overflows (its scalar path does not):
+# torch.ops.fpgakern falls back to torch for such inputs (fpgakern/runtime/torch_ops.py).
+
+
+def _fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """torch.fmod: a - trunc(a / b) * b, exact, with a's sign (fmod(-4, 2) = -0);
+    fmod(x, 0), fmod(+-inf, y) and NaN operands give NaN, fmod(x, +-inf) = x.
+
+    int32: C's truncating %. torch raises for a zero divisor; hardware must answer, and
+    fpgakern defines x % 0 = x (the RISC-V convention, what a restoring divider gives).
+    INT32_MIN % -1 = 0."""
+    if _is_float(a):
+        with np.errstate(all="ignore"):
+            return np.fmod(a, b).astype(a.dtype)
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    r = np.fmod(a64, np.where(b64 == 0, 1, b64))
+    return np.where(b64 == 0, a64, r).astype(np.int32)
+
+
+_FMOD = VitisImpl("hls::fmod (HLS math library)", "flush",
+                  "exact result representable; Vitis' implementation not confirmed exact",
+                  "glibc fmodf (exact)")
+
+_MODULO: tuple[Op, ...] = (
+    Op("fmod", 2, "elementwise", BOTH, _fmod, "fk::fmod({0}, {1})",
+       "C's remainder, a's sign (torch.fmod); int32 x % 0 = x",
+       rtl={"float32": RtlImpl("fk_fp32_fmod", 142),
+            "int32": RtlImpl("fk_int32_fmod", 18)},
+       vitis=_FMOD),
+)
+
 # --------------------------------------------------------------------------- transcendental
 # float32 functions with an ulp bound against the correctly rounded result (MPFR through
 # gmpy2: tests/oplib/test_transcendental.py, benchmarks/operator_sweep_hard.py). The
@@ -776,7 +811,7 @@ _REDUCTIONS: tuple[Op, ...] = (
 )
 
 OPS: dict[str, Op] = {op.name: op for op in (
-    _ELEMENTWISE + _BIT_EXACT + _TRANSCENDENTAL + _MORE_TRANSCENDENTAL
+    _ELEMENTWISE + _BIT_EXACT + _MODULO + _TRANSCENDENTAL + _MORE_TRANSCENDENTAL
     + _REDUCTIONS)}
 
 # Infix and prefix spellings used by the expression parser.

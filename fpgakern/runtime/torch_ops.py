@@ -341,6 +341,27 @@ def _float_prod_range(x: torch.Tensor) -> str | None:
             "torch's)")
 
 
+# torch.fmod and torch.remainder: integer remainders by zero raise, as torch's do; floats
+# fall back where torch's own answer depends on the element's position (_mod_quotient).
+_MODS = ("torch.fmod", "torch.remainder")
+
+
+def _mod_quotient(a: torch.Tensor, b: torch.Tensor) -> str | None:
+    """Why the kernel's float32 fmod/remainder of ``a`` by ``b`` may not be torch's, or
+    None. The kernel's remainder is exact (IEEE fmod), and so is torch's scalar path, but
+    torch's vectorized float kernel (whole groups of 16 elements) gives NaN wherever the
+    float32 quotient a / b overflows while a and b are finite: measured on torch 2.13,
+    fmod(1e27, -3e-34) is 1.5e-34 alone and NaN inside a tensor of 16. Which elements
+    take which path is torch's business, so such inputs run on the CPU."""
+    with np.errstate(all="ignore"):
+        x, y = a.numpy(), b.numpy()
+        overflow = np.isfinite(x) & np.isfinite(y) & np.isinf(x / y)
+    if not overflow.any():
+        return None
+    return ("a float32 quotient a / b overflows, where torch's vectorized fmod gives NaN "
+            "and its scalar path the exact remainder (the kernel's answer)")
+
+
 def _caller_stacklevel() -> int:
     """warnings' stacklevel of the first frame outside torch and this module: the user's
     call, however many torch dispatch frames sit between."""
@@ -401,6 +422,11 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         # torch's integer trunc/floor division checks every divisor first (the kernel's
         # own answer for x/0, -1, is for callers without torch's rules: docs/runtime.md).
         raise RuntimeError("ZeroDivisionError")
+    if mirror_path(kernel) in _MODS and not result.is_floating_point \
+            and bool((tensors[1] == 0).any()):
+        # torch's integer fmod and remainder check every divisor (the kernel's x % 0 = x is
+        # for callers without torch's rules: docs/runtime.md).
+        raise RuntimeError("ZeroDivisionError")
     if tensors[0].numel() == 0:
         # Nothing to compute: torch's own answer (an empty tensor, sum's +0 or 0, prod's
         # 1, max's error) is the op's, and it is no fallback, whatever the dtypes.
@@ -431,6 +457,10 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         out_of_range = _float_prod_range(flat[0])
         if out_of_range is not None:
             return _fallback(kernel, out_of_range, tensors, scalars, options)
+    if mirror_path(kernel) in _MODS and route.result.is_floating_point:
+        unstable = _mod_quotient(flat[0], flat[1])
+        if unstable is not None:
+            return _fallback(kernel, unstable, tensors, scalars, options)
     dev = device()
     if dev is None:
         return _fallback(kernel, "no fpgakern build tree to run from", tensors, scalars,

@@ -68,6 +68,9 @@ inline float fma(float x, float y, float z) {
     return FPGAKERN_CSIM_FLUSH(std::fma(FPGAKERN_CSIM_FLUSH(x), FPGAKERN_CSIM_FLUSH(y),
                                         FPGAKERN_CSIM_FLUSH(z)));
 }
+inline float fmod(float x, float y) {
+    return FPGAKERN_CSIM_FLUSH(std::fmod(FPGAKERN_CSIM_FLUSH(x), FPGAKERN_CSIM_FLUSH(y)));
+}
 inline float fabs(float x) { return std::fabs(x); }  // a sign-bit clear: never flushes
 inline int signbit(float x) { return std::signbit(x) ? 1 : 0; }
 inline double nan(const char* tag) { return std::nan(tag); }  // double, as in the Vitis header

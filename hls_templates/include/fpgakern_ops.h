@@ -121,6 +121,16 @@ inline float copysign(float a, float b) { return hls::signbit(a) != hls::signbit
 inline float clamp(float x, float lo, float hi) { return minimum(maximum(x, lo), hi); }
 inline int32_t clamp(int32_t x, int32_t lo, int32_t hi) { return minimum(maximum(x, lo), hi); }
 
+// torch.fmod: C's remainder, exact, with a's sign (fmod(-4, 2) = -0). int32: truncating %,
+// with x % 0 = x (torch raises; hardware must answer: the RISC-V convention) and
+// INT32_MIN % -1 = 0 (the C expression would trap on x86).
+inline float fmod(float a, float b) { return hls::fmod(a, b); }
+inline int32_t fmod(int32_t a, int32_t b) {
+    if (b == 0) return a;
+    if (b == -1) return 0;
+    return a % b;
+}
+
 }  // namespace fk
 
 #endif  // FPGAKERN_OPS_H

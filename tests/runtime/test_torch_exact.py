@@ -139,6 +139,7 @@ ALLOWED_FALLBACKS = {
     ("sum", "overflow"): "overflow a partial sum",
     ("prod", "int"): "the kernel's int32 product wraps",
     ("prod", "range"): "overflow or underflow a partial product",
+    ("fmod", "quotient"): "quotient a / b overflows",
     ("softsign", "int"): "abs(x) + 1 of integers",
     ("hardtanh", "fractional"): "a fractional scalar for the int32 kernel",
     ("addcmul", "fractional"): "a fractional scalar for the int32 kernel",
@@ -298,6 +299,41 @@ def test_int_div_by_zero_raises_as_torch(mode, n, strict):
         F.div(a, b, rounding_mode=mode)
     assert type(ours.value) is type(theirs.value)
     assert str(ours.value) == str(theirs.value) == "ZeroDivisionError"
+
+
+MOD_OPS = ["fmod"]
+
+
+@pytest.mark.parametrize("name", MOD_OPS)
+def test_int_mod_by_zero_raises_as_torch(name):
+    """torch's integer fmod and remainder raise RuntimeError('ZeroDivisionError') when any
+    divisor is 0, and so does the op; the kernel itself answers x % 0 = x."""
+    a = torch.tensor([7, -7, 5], dtype=torch.int32)
+    b = torch.tensor([3, 0, 2], dtype=torch.int32)
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+        getattr(torch, name)(a, b)
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+        getattr(F, name)(a, b)
+    kernel = _device().kernel(f"binary_ops/{name}")
+    np.testing.assert_array_equal(kernel(a.numpy(), b.numpy())[1], np.int32(-7))
+
+
+@pytest.mark.parametrize("name", MOD_OPS)
+def test_float_mod_whose_quotient_overflows_falls_back(name):
+    """torch's vectorized float fmod gives NaN where a / b overflows float32, its scalar
+    loop the exact remainder: the op runs torch itself then, and the kernel otherwise."""
+    a = torch.full((32,), 1.0789525e27)
+    b = torch.full((32,), -3.1285819e-34)
+    assert torch.isnan(getattr(torch, name)(a, b)[:16]).all()
+    assert not torch.isnan(getattr(torch, name)(a[:1], b[:1])).any()
+    with pytest.raises(fk_torch.FallbackError, match="quotient a / b overflows"):
+        getattr(F, name)(a, b)
+    fk_torch.use(_device(), strict=False)
+    with pytest.warns(fk_torch.FallbackWarning):
+        assert _same_bits(getattr(torch, name)(a, b), getattr(F, name)(a, b)).all()
+    fk_torch.use(_device(), strict=True)
+    small = b * 1e30  # the quotient fits: the kernel runs, strict mode allows it
+    assert _same_bits(getattr(torch, name)(a, small), getattr(F, name)(a, small)).all()
 
 
 def test_kernel_itself_keeps_its_documented_zero_divisor_answer():
