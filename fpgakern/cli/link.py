@@ -13,6 +13,7 @@ from fpgakern import paths
 from fpgakern.cli._common import console, err_console, load_library, specs_option
 from fpgakern.errors import UsageError, display_path
 from fpgakern.link import config, linker, platforms, repro, resolve, vitis, xclbin
+from fpgakern.tools import vitis as tools_vitis
 from fpgakern.util.files import write_bytes_atomic
 from fpgakern.util.text import plural
 
@@ -96,7 +97,7 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
                       soft_wrap=True)
         return
     write_bytes_atomic(output, data)
-    flow = "v++ not on PATH: " if vitis.find_vpp() is None else ""
+    flow = "v++ not on PATH: " if tools_vitis.find_vpp() is None else ""
     console.print(f"wrote {display_path(output)} ({len(data)} bytes): "
                   f"{plural(len(design.cus), 'CU')} of {plural(len(design.kernels), 'kernel')} "
                   f"on {platform.name}, {target}. "

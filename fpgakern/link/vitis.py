@@ -14,18 +14,16 @@ lists the files to write and the commands to run; ``--dry-run`` prints it, and
 from __future__ import annotations
 
 import shlex
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.ladder import Plan
 from fpgakern.link.linker import Design
+from fpgakern.tools import vitis as tools_vitis
 from fpgakern.util.files import write_text_atomic
 
-VPP = "v++"
-OUTPUT_TAIL_LINES = 20
+VPP = tools_vitis.VPP
 
 
 @dataclass(frozen=True)
@@ -41,10 +39,6 @@ class Invocation:
             out += [f"#   {line}" for line in text.rstrip("\n").splitlines()]
         out += [shlex.join(cmd) for cmd in self.commands]
         return "\n".join(out) + "\n"
-
-
-def find_vpp() -> str | None:
-    return shutil.which(VPP)
 
 
 def temp_dir(out: Path, target: str, platform: str) -> Path:
@@ -71,7 +65,7 @@ def link_invocation(design: Design, out: Path) -> Invocation:
     missing = [i.origin for i in design.inputs if not i.xo]
     if missing:
         raise UsageError(f"v++ links .xo files; none is built for {', '.join(missing)}: "
-                         "run fpgakern build --toolchain vitis first")
+                         "run fpgakern build on them first (its xo step writes the .xo)")
     pfm = design.platform.vitis_platform
     cfg = out.with_suffix(".cfg")
     header = (f"# v++ link config written by fpgakern for {out.name} on {design.platform.name}"
@@ -85,20 +79,13 @@ def link_invocation(design: Design, out: Path) -> Invocation:
 def execute(invocation: Invocation, cwd: Path | None = None) -> None:
     """Write the files, run the commands; a missing v++ or a failing command is a ToolError
     carrying the tail of its output."""
-    if find_vpp() is None:
+    if tools_vitis.find_vpp() is None:
         raise ToolError(f"{VPP} is not on PATH: source Vitis' settings64.sh, or use "
                         "--toolchain open (no Vitis needed)")
     for path, text in invocation.files:
         write_text_atomic(path, text)
     for cmd in invocation.commands:
-        try:
-            done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
-        except OSError as err:
-            raise ToolError(f"cannot run {cmd[0]}: {err.strerror}") from None
-        if done.returncode != 0:
-            tail = "\n".join((done.stdout + done.stderr).splitlines()[-OUTPUT_TAIL_LINES:])
-            raise ToolError(f"{shlex.join(cmd)} failed with exit code {done.returncode}:\n"
-                            f"{tail}")
+        tools_vitis.run(cmd, cwd=cwd, timeout=None)  # a v++ link may take hours
 
 
 HLS_PROJECT = "hls_prj"

@@ -1,24 +1,28 @@
-"""Vitis HLS: finding it, running its Tcl scripts, and reading its reports.
+"""AMD's Vitis tools: finding them, running them, and reading Vitis HLS's reports.
 
-This is the one driver of ``vitis_hls`` (and, from Vitis 2024.2, ``vitis-run --mode hls
---tcl``, its replacement); ``fpgakern.link.vitis`` writes the scripts and the ``v++``
-command lines. Report formats follow AMD's documented files (UG1399 "Output Files of
-C Synthesis"; Vitis_Accel_Examples ``common/utility/hls_qor_check.py`` reads the same
-``<top>_csynth.xml``); fpgakern's tests check the parser on a sample written to that
-format, not on a report from a real Vitis run (none was available where it was written).
+This is the one driver of ``v++``, ``vitis_hls`` and (from Vitis 2024.2) ``vitis-run
+--mode hls --tcl``, vitis_hls' replacement: every run goes through :func:`run`.
+``fpgakern.link.vitis`` writes the scripts and the ``v++`` command lines. Report formats
+follow AMD's documented files (UG1399 "Output Files of C Synthesis"; Vitis_Accel_Examples
+``common/utility/hls_qor_check.py`` reads the same ``<top>_csynth.xml``); fpgakern's tests
+check the parser on a sample written to that format, not on a report from a real Vitis run
+(none was available where it was written).
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from fpgakern.errors import ToolError
 
+VPP = "v++"
 VITIS_HLS = "vitis_hls"
 VITIS_RUN = "vitis-run"
 OUTPUT_TAIL_LINES = 20
@@ -39,23 +43,35 @@ def hls_command(script: Path) -> list[str]:
                     "settings64.sh first (docs/vitis.md, 'On the first machine with Vitis')")
 
 
-def run_script(script: Path, *, timeout: float = TIMEOUT) -> str:
-    """Run a Vitis HLS Tcl script in its folder; its output. A failure is a ToolError
-    ending with the tail of the log."""
-    argv = hls_command(script)
+def find_vpp() -> str | None:
+    return shutil.which(VPP)
+
+
+def run(argv: Sequence[str], *, cwd: Path | None = None, timeout: float | None = TIMEOUT,
+        log: Path | None = None) -> str:
+    """Run one Vitis command in ``cwd``; its output (also written to ``log``, when given,
+    whether the command succeeds or not). A program that cannot start, a timeout or a
+    non-zero exit is a ToolError ending with the tail of the output."""
     try:
-        done = subprocess.run(argv, cwd=script.parent, capture_output=True, text=True,
+        done = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True,
                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise ToolError(f"{argv[0]} timed out after {timeout:g} s on {script}") from None
+        raise ToolError(f"{argv[0]} timed out after {timeout:g} s") from None
     except OSError as err:
         raise ToolError(f"cannot run {argv[0]}: {err.strerror}") from None
     output = done.stdout + done.stderr
-    (script.parent / "vitis_hls.out").write_text(output)
+    if log is not None:
+        log.write_text(output)
     if done.returncode != 0:
         tail = "\n".join(output.splitlines()[-OUTPUT_TAIL_LINES:])
-        raise ToolError(f"{' '.join(argv)} failed with exit code {done.returncode}:\n{tail}")
+        raise ToolError(f"{shlex.join(argv)} failed with exit code {done.returncode}:\n{tail}")
     return output
+
+
+def run_script(script: Path, *, timeout: float = TIMEOUT) -> str:
+    """Run a Vitis HLS Tcl script in its folder (its log: ``vitis_hls.out`` there)."""
+    return run(hls_command(script), cwd=script.parent, timeout=timeout,
+               log=script.parent / "vitis_hls.out")
 
 
 @dataclass
