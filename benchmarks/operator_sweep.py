@@ -29,7 +29,7 @@ CHUNK = 1_000_000  # vectors per simulation run, to bound memory
 # operand's NaN bits through, and comparisons return booleans.
 NAN_CREATING = {"add", "sub", "mul", "fma", "div", "sqrt", "maximum", "minimum", "trunc",
                 "floor", "ceil", "round", "reciprocal", "clamp"}
-NAN_CREATING |= {"fmod"}  # issue 14, remainders
+NAN_CREATING |= {"fmod", "remainder"}  # issue 14, remainders
 
 
 def cases(selected: list[str] | None) -> list[tuple[str, str]]:

@@ -51,6 +51,23 @@ def test_maximum_selects_raw_operands_after_a_flushed_comparison():
                                                    dtype=np.float32)))
 
 
+def test_remainder_flushes_the_fmod_result_before_the_sign_check():
+    """fk::remainder is hls::fmod, then + b where the signs differ: a subnormal fmod result
+    is flushed to a zero of its sign first and takes no correction, where the op's IEEE
+    reference (and a flush of its operands and result alone) adds b."""
+    a = np.array([-(2.0**-125 + 2.0**-140), -1.0, -(2.0**-125 + 2.0**-140), -3 * TINY],
+                 dtype=np.float32)
+    b = np.array([2.0**-125, 1.5 * MIN_NORMAL, -(2.0**-125), 1.0], dtype=np.float32)
+    ieee = OPS["remainder"].reference(a, b)
+    assert ieee[0] == np.float32(2.0**-125 - 2.0**-140)
+    assert _bits(flush._flushed(OPS["remainder"], [a, b]))[0] == _bits(ieee)[0]
+    out = flush.apply(OPS["remainder"], [a, b])
+    # -2**-140 flushed, no correction: -0. -1 mod 1.5 MIN_NORMAL is -MIN_NORMAL (normal),
+    # and the correction's sum, MIN_NORMAL / 2, is flushed by the add: +0. -2**-140 with
+    # b's sign: flushed, -0. A subnormal a counts as -0: -0.
+    assert list(_bits(out)) == [0x8000_0000, 0, 0x8000_0000, 0x8000_0000]
+
+
 @pytest.fixture(scope="module")
 def add_rung2(library, tmp_path_factory):
     p = plan(library.get("binary_ops/add"), 2, "float32")
@@ -116,6 +133,9 @@ def test_a_flushing_testbench_fails_against_the_ieee_reference(add_rung2, tmp_pa
      [1.0, -TINY, 2.0**-30, MIN_NORMAL, 2.0]),
     # fk::maximum: comparisons that see subnormals as zero, operands passed through
     ("binary_ops/maximum", [TINY, -TINY, -0.0, 1.0, 2 * TINY], [0.0, -0.0, -TINY, TINY, TINY]),
+    # fk::remainder: hls::fmod's result flushed before the sign check, then a flushing add
+    ("binary_ops/remainder", [-(2.0**-125 + 2.0**-140), 7.0, -1e-30, 2.0**-120, -TINY],
+     [2.0**-125, -3.0, 1.0, -(2.0**-120 + 2.0**-125), 1.0]),
 ])
 def test_native_operators_flush_in_the_flushing_csim(library, tmp_path, name, a, b):
     p = plan(library.get(name), 1, "float32")

@@ -13,6 +13,10 @@ sources). :func:`expected_output` evaluates a kernel's graph as
   ``fk::minimum`` and ``fk::relu`` in ``fpgakern_ops.h``;
 * ``exact``: the op's reference unchanged (sign-bit logic, conversions).
 
+An op whose HLS spelling chains several flushing steps has its own rule (``_CHAINS``):
+``fk::remainder`` is ``hls::fmod``, whose result is flushed before the sign check, then
+a flushing add.
+
 Inputs reach the first op unchanged: memory and streams carry raw bits.
 """
 
@@ -24,7 +28,7 @@ import numpy as np
 
 from fpgakern.ir import expr
 from fpgakern.ir.kernel import Kernel
-from fpgakern.ir.ops import Op
+from fpgakern.ir.ops import OPS, Op
 from fpgakern.verify import reference
 from fpgakern.verify.stimulus import Case
 
@@ -105,6 +109,20 @@ def _flushed(entry: Op, args: list[np.ndarray]) -> np.ndarray:
     return np.where(tiny, np.copysign(np.float32(0.0), narrow), narrow).astype(np.float32)
 
 
+def _remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``fk::remainder``: ``r = hls::fmod(a, b)``, flushed (a subnormal r becomes a zero
+    of its sign and then takes no correction: remainder(-(2**-125 + 2**-140), 2**-125)
+    is -0, where IEEE gives 2**-125 - 2**-140), then ``r + b`` where r is nonzero with a
+    sign other than b's, a flushing add. b's sign is its bit (``hls::signbit``)."""
+    r = _flushed(OPS["fmod"], [a, b])
+    with np.errstate(invalid="ignore"):
+        adjust = (r != 0) & (np.signbit(r) != np.signbit(b))
+    return np.where(adjust, _flushed(OPS["add"], [r, b]), r).astype(np.float32)
+
+
+# The flush ops whose HLS spelling is several flushing steps, each flushed in turn.
+_CHAINS: dict[str, Callable[..., np.ndarray]] = {"remainder": _remainder}
+
 # The ops whose float result is one of their operands, chosen by a comparison.
 _SELECTS: dict[str, Callable[..., np.ndarray]] = {
     "maximum": _maximum, "minimum": _minimum, "relu": _relu,
@@ -119,7 +137,8 @@ def apply(entry: Op, args: list[np.ndarray]) -> np.ndarray:
     if rule == "exact" or not any(a.dtype == np.float32 for a in args):
         return entry.reference(*args)
     if rule == "flush":
-        return _flushed(entry, args)
+        chain = _CHAINS.get(entry.name)
+        return chain(*args) if chain is not None else _flushed(entry, args)
     select = _SELECTS.get(entry.name)
     if select is not None and args[0].dtype == np.float32:
         return select(*args)

@@ -131,6 +131,21 @@ inline int32_t fmod(int32_t a, int32_t b) {
     return a % b;
 }
 
+// torch.remainder: Python's remainder, with b's sign. As torch's CPU kernel: fmod, then
+// + b (one rounding: remainder(-1e-30, 1) = 1.0) where the remainder is nonzero and its
+// sign differs from b's; a zero keeps its sign (remainder(-0, 1) = -0). hls::remainder is
+// IEEE's round-to-nearest remainder, another function. int32: floored %, x % 0 = x (the
+// correction adds 0) and INT32_MIN % -1 = 0 (fmod's cases); r + b cannot overflow, the
+// signs differing.
+inline float remainder(float a, float b) {
+    const float r = hls::fmod(a, b);
+    return r != 0.0f && hls::signbit(r) != hls::signbit(b) ? r + b : r;
+}
+inline int32_t remainder(int32_t a, int32_t b) {
+    const int32_t r = fmod(a, b);
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+
 }  // namespace fk
 
 #endif  // FPGAKERN_OPS_H

@@ -15,7 +15,7 @@ from fpgakern.verify.opsim import check_against_reference
 # produce the canonical quiet NaN, as docs/operators.md promises.
 CANONICAL_NAN_OPS = {"add", "sub", "mul", "fma", "maximum", "minimum", "trunc", "floor", "ceil",
                      "round", "reciprocal", "clamp"}
-CANONICAL_NAN_OPS |= {"fmod"}  # issue 14, remainders
+CANONICAL_NAN_OPS |= {"fmod", "remainder"}  # issue 14, remainders
 
 
 def check_op(op_name: str, dtype: str, operands: Sequence[np.ndarray]) -> int:

@@ -15,7 +15,7 @@ from fpgakern.verify import opsim
 torch = pytest.importorskip("torch")
 
 U32 = np.uint32
-MOD_OPS = ["fmod"]
+MOD_OPS = ["fmod", "remainder"]
 TORCH = {"fmod": torch.fmod, "remainder": torch.remainder}
 INF, NAN = float("inf"), float("nan")
 

@@ -140,6 +140,7 @@ ALLOWED_FALLBACKS = {
     ("prod", "int"): "the kernel's int32 product wraps",
     ("prod", "range"): "overflow or underflow a partial product",
     ("fmod", "quotient"): "quotient a / b overflows",
+    ("remainder", "quotient"): "quotient a / b overflows",
     ("softsign", "int"): "abs(x) + 1 of integers",
     ("hardtanh", "fractional"): "a fractional scalar for the int32 kernel",
     ("addcmul", "fractional"): "a fractional scalar for the int32 kernel",
@@ -301,7 +302,7 @@ def test_int_div_by_zero_raises_as_torch(mode, n, strict):
     assert str(ours.value) == str(theirs.value) == "ZeroDivisionError"
 
 
-MOD_OPS = ["fmod"]
+MOD_OPS = ["fmod", "remainder"]
 
 
 @pytest.mark.parametrize("name", MOD_OPS)
