@@ -1,5 +1,5 @@
-"""Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, rsqrt, exp2,
-tanh, expm1; int32 div) over >= 1M inputs each in Verilator and report mismatches
+"""Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, log1p, rsqrt,
+exp2, tanh, expm1; int32 div) over >= 1M inputs each in Verilator and report mismatches
 (bit-exact ops, against the op table's numpy references) and, for the transcendental ops,
 the ulp error distribution against the correctly rounded float32 result computed with MPFR
 (gmpy2), not against another float32 library; beside it, torch's own CPU float32 distance
@@ -20,12 +20,15 @@ and tanh (against MPFR) over [2^-12, 2^-11), [2^-4, 2^-2) and [8, 16), positive 
 odd and the RTL works on |x|): the first binade off the identity, the switch from the
 series to the exponential at 2^-3, and the saturation to 1; and expm1 (against MPFR) over
 [2^-24, 2^-23), [2^-4, 2^-2) and [0.5, 1), both signs: the first binade off the identity,
-the switch at 2^-3, and the largest cancellation in e^x - 1 (n = 0 and n = -1).
+the switch at 2^-3, and the largest cancellation in e^x - 1 (n = 0 and n = -1); and
+log1p (against MPFR) over [2^-24, 2^-23), [2^-5, 2^-4) and [2^-4, 2^-3), both signs, and
+[-1, -0.5) and [1, 2): the first binade off the identity, both sides of the switch from
+the series to the logarithm of 1 + x at 2^-4, and 1 + x from 2^-24 to 1/2 (cancellation).
 ``--only log,log2`` limits it to some of these ops.
 
 The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
 targeted random inputs, for exp/sigmoid the whole interesting range, subnormal results
-included) or tests/oplib/test_transcendental.py's (log, log2, rsqrt, exp2, tanh,
+included) or tests/oplib/test_transcendental.py's (log, log2, log1p, rsqrt, exp2, tanh,
 expm1), plus the special values; the MPFR reference is test_transcendental's
 ``correctly_rounded``. Prints a Markdown table; nothing is estimated, every figure is
 measured here.
@@ -70,7 +73,7 @@ def _torch_bits(op_name: str, operands: list[np.ndarray]) -> np.ndarray | None:
         return None
     fn = {"exp": torch.exp, "sigmoid": torch.sigmoid, "log": torch.log,
           "log2": torch.log2, "rsqrt": torch.rsqrt, "exp2": torch.exp2,
-          "tanh": torch.tanh, "expm1": torch.expm1}[op_name]
+          "tanh": torch.tanh, "expm1": torch.expm1, "log1p": torch.log1p}[op_name]
     x = torch.from_numpy(operands[0].view(np.float32).copy())
     return fn(x).numpy().view(np.uint32)
 
@@ -114,6 +117,7 @@ def exhaustive(hard, trans) -> bool:  # noqa: ANN001
         "exp2": [(e, s) for s in (0, 1) for e in (126, 127, 134)],
         "tanh": [(e, 0) for e in (115, 123, 124, 130)],
         "expm1": [(e, s) for s in (0, 1) for e in (103, 123, 124, 126)],
+        "log1p": [(e, s) for s in (0, 1) for e in (103, 122, 123)] + [(126, 1), (127, 0)],
     }
     only = set(filter(None, ONLY))
     for op_name, binades in plans.items():
@@ -154,7 +158,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20260522)
     parser.add_argument("--ops", default="div:float32,sqrt:float32,exp:float32,"
                         "sigmoid:float32,log:float32,log2:float32,rsqrt:float32,exp2:float32,tanh:float32,"
-                        "expm1:float32,"
+                        "expm1:float32,log1p:float32,"
                         "div:int32")
     parser.add_argument("--exhaustive", action="store_true",
                         help="every float in the ranges listed in the module docstring")

@@ -763,6 +763,11 @@ _TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_log2", 16)},
        vitis=_hls_math("log2")),
+    Op("log1p", 1, "elementwise", FLOAT, _float64_then_round(np.log1p), "hls::log1p({0})",
+       "log(1 + x), accurate near 0 (x itself below 2^-24); -inf at -1, NaN below",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_log1p", 18)},
+       vitis=_hls_math("log1p")),
 )
 
 # --------------------------------------------------------------------------- more transcendental

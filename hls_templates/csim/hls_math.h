@@ -59,6 +59,7 @@ inline float exp(float x) { return FPGAKERN_CSIM_FLUSH(std::exp(FPGAKERN_CSIM_FL
 inline float sqrt(float x) { return FPGAKERN_CSIM_FLUSH(std::sqrt(FPGAKERN_CSIM_FLUSH(x))); }
 inline float log(float x) { return FPGAKERN_CSIM_FLUSH(std::log(FPGAKERN_CSIM_FLUSH(x))); }
 inline float log2(float x) { return FPGAKERN_CSIM_FLUSH(std::log2(FPGAKERN_CSIM_FLUSH(x))); }
+inline float log1p(float x) { return FPGAKERN_CSIM_FLUSH(std::log1p(FPGAKERN_CSIM_FLUSH(x))); }
 inline float exp2(float x) { return FPGAKERN_CSIM_FLUSH(std::exp2(FPGAKERN_CSIM_FLUSH(x))); }
 inline float tanh(float x) { return FPGAKERN_CSIM_FLUSH(std::tanh(FPGAKERN_CSIM_FLUSH(x))); }
 inline float expm1(float x) { return FPGAKERN_CSIM_FLUSH(std::expm1(FPGAKERN_CSIM_FLUSH(x))); }

@@ -1,4 +1,4 @@
-"""The transcendental RTL operators (log, log2, rsqrt, exp2, tanh, expm1) against the
+"""The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1) against the
 correctly rounded float32 result, computed with MPFR through gmpy2 (not against another
 float32 library): each stays within the ulp bound docs/operators.md states for its RTL
 (the op table's contract is looser). Special values (NaN, +-inf, +-0, negative numbers,
@@ -25,7 +25,8 @@ U32 = np.uint32
 F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
-STATED_ULPS = {"log": 1, "log2": 1, "rsqrt": 1, "exp2": 1, "tanh": 1, "expm1": 1}
+STATED_ULPS = {"log": 1, "log2": 1, "log1p": 1, "rsqrt": 1, "exp2": 1, "tanh": 1,
+               "expm1": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 
 # float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
@@ -52,6 +53,7 @@ MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
     "sigmoid": _sigmoid,
     "log": FLOAT32_CONTEXT.log,
     "log2": FLOAT32_CONTEXT.log2,
+    "log1p": FLOAT32_CONTEXT.log1p,
     "rsqrt": _rsqrt,
     "exp2": FLOAT32_CONTEXT.exp2,
     "tanh": FLOAT32_CONTEXT.tanh,
@@ -107,6 +109,11 @@ def specials(op_name: str) -> np.ndarray:
     smallest normal and subnormal, the largest float. exp2: the integers from -152 to 130
     (exact results, the overflow edge at 128, the subnormal results below -126 and the
     rounding to +0 at -150), 0 and the floats beside the table's interval edges."""
+    if op_name == "log1p":  # the range edges 2^-24 and 2^-4 (both signs), -1 and the
+        # cancellation in 1 + x above it, 2^30 (where 1 + x stops being exact), 1, 2^24
+        edges = [s * v for s in (1.0, -1.0) for v in (2.0**-24, 2.0**-4, 2.0**-7, 0.5)]
+        edges += [-1.0, -1.0 + 2.0**-20, 1.0, 2.0**24, 2.0**30, 2.0**127]
+        return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600)])
     if op_name == "expm1":  # the range edges 2^-24 and 2^-3, ln 2, overflow, -1
         edges = [s * v for s in (1.0, -1.0) for v in (2.0**-24, 2.0**-3, 0.25, 0.693147, 1.0,
                                                       17.33, 88.72, 128.0)]
@@ -136,6 +143,12 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
     near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
     octave = rng.uniform(0.5, 2.0, k).astype(F32)
+    if op_name == "log1p":  # every binade of both signs, (-1, 3], 2^-26 .. 2^-2 of both
+        # signs, and -1 + 2^u (the cancellation in 1 + x)
+        any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
+        octave = np.concatenate([rng.uniform(-1.0, 3.0, k - k // 4),
+                                 -1.0 + 2.0 ** rng.uniform(-24, -1, k // 4)]).astype(F32)
+        near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-26, -2, k)).astype(F32)
     if op_name == "expm1":  # every binade of both signs, [-20, 90], and 2^-26 .. 2^-2
         any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
         octave = rng.uniform(-20.0, 90.0, k).astype(F32)
@@ -185,6 +198,8 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
     if op_name == "rsqrt":
         mant, expo = np.frexp(x)
         exact |= (mant == 0.5) & (expo % 2 == 1)
+    if op_name == "log1p":  # x itself below 2^-24, -inf at -1, NaN below
+        exact = ~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-24) | (x <= -1)
     if op_name == "expm1":  # x itself below 2^-24, -1 below -17.4, overflow
         exact = (~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-24) | (x < -17.4)
                  | (x > 88.8))
@@ -208,6 +223,10 @@ _SPECIAL_INPUTS = [0x7FC0_0000, 0xFFC0_1234, 0x7F80_0001, 0xBF80_0000, 0xFF80_00
                    0x8000_0001, 0x8000_0000, 0x0000_0000, 0x7F80_0000, 0x3F80_0000,
                    0x0000_0001]
 SPECIAL_RESULTS = {
+    # log1p(-1) = -inf, (-inf) = NaN, tiny x (subnormals, zeros) is x, (+inf) = +inf,
+    # log1p(1) = ln 2
+    "log1p": [0x7FC0_0000] * 3 + [0xFF80_0000, 0x7FC0_0000, 0x8000_0001, 0x8000_0000, 0,
+                                  0x7F80_0000, 0x3F31_7218, 0x0000_0001],
     "log": [0x7FC0_0000] * 6 + [0xFF80_0000, 0xFF80_0000, 0x7F80_0000, 0, 0xC2CE_8ED0],
     "log2": [0x7FC0_0000] * 6 + [0xFF80_0000, 0xFF80_0000, 0x7F80_0000, 0, 0xC315_0000],
     # rsqrt(-0) = -inf, (+0) = +inf, (+inf) = +0, (1) = 1, (2^-149) = 2^74.5 rounded
@@ -232,7 +251,8 @@ def test_special_values_and_canonical_nan(op_name):
 
 def test_log_table_is_generated():
     """fk_fp32_log_table.sv is what gen_log_table.py produces, and the constants
-    hard-coded in fk_fp32_log_core.sv are the ones it prints."""
+    hard-coded in fk_fp32_log_core.sv (and the natural-log ones in fk_fp32_log1p.sv, its
+    widened copy) are the ones it prints."""
     import importlib.util
 
     path = opsim.OPLIB_DIR / "gen_log_table.py"
@@ -245,6 +265,11 @@ def test_log_table_is_generated():
     for name, value in gen.constants().items():
         sign = "-" if value < 0 else ""
         assert f"{sign}{35 if name != 'LN2_Q58' else 60}'sd{abs(value)}" in core, name
+    log1p = (opsim.OPLIB_DIR / "fk_fp32_log1p.sv").read_text()
+    for name, value in gen.constants().items():
+        if name.startswith("LN"):
+            sign = "-" if value < 0 else ""
+            assert f"{sign}{35 if name != 'LN2_Q58' else 60}'sd{abs(value)}" in log1p, name
 
 
 @pytest.mark.slow

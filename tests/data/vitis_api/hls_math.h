@@ -8,6 +8,7 @@ float exp(float x);
 float sqrt(float x);
 float log(float x);
 float log2(float x);
+float log1p(float x);
 float exp2(float x);
 float tanh(float x);
 float expm1(float x);
