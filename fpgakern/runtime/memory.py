@@ -62,38 +62,64 @@ def _platform_by_vbnv(vbnv: str) -> platforms.Platform | None:
     return None
 
 
-def from_xclbin(path: Path, top: str, cu_names: tuple[str, ...], plan: Plan) -> BankMap | None:
-    """The banks and placement of kernel ``top``'s CUs in the .xclbin at ``path``; None
-    when its platform or banks have no bandwidth figures."""
-    image = axlf.read(path.read_bytes())
+@dataclass(frozen=True)
+class XclbinBanks:
+    """The banks of an .xclbin (MEM_TOPOLOGY order) with their bytes per kernel cycle
+    (None: no figure, no limit) at the kernel clock ``mhz``, from its platform's file."""
+
+    platform: str
+    mhz: float
+    tags: tuple[str, ...]
+    bytes_per_cycle: tuple[float | None, ...]
+
+
+def _entries(image: axlf.Axlf, name: str, kind: type) -> list[Any]:
+    section = image.find(axlf.SECTION_IDS[name])
+    return sections.decode(section.payload, kind) if section is not None else []
+
+
+def _xclbin_banks(image: axlf.Axlf) -> XclbinBanks | None:
     platform = _platform_by_vbnv(axlf.cstr(image.header["m_platformVBNV"]))
     if platform is None:
         return None
-
-    def entries(name: str, kind: type) -> list[Any]:
-        section = image.find(axlf.SECTION_IDS[name])
-        return sections.decode(section.payload, kind) if section is not None else []
-
-    mems: list[sections.MemData] = entries("MEM_TOPOLOGY", sections.MemData)
-    conns: list[sections.Connection] = entries("CONNECTIVITY", sections.Connection)
-    ips: list[sections.IpData] = entries("IP_LAYOUT", sections.IpData)
-    clocks: list[sections.ClockFreq] = entries("CLOCK_FREQ_TOPOLOGY", sections.ClockFreq)
+    mems: list[sections.MemData] = _entries(image, "MEM_TOPOLOGY", sections.MemData)
+    clocks: list[sections.ClockFreq] = _entries(image, "CLOCK_FREQ_TOPOLOGY", sections.ClockFreq)
     mhz = next((float(c.freq_mhz) for c in clocks if c.name == platform.kernel_clock),
                float(platform.kernel_mhz))
     bandwidth = {b.tag.lower(): b.bandwidth for b in platform.banks}
     tags = tuple(m.tag for m in mems)
     rates = tuple(None if bandwidth.get(t.lower()) is None else
                   float(bandwidth[t.lower()] or 0) / (mhz * 1e6) for t in tags)
+    return XclbinBanks(platform.name, mhz, tags, rates)
+
+
+def xclbin_banks(path: Path) -> XclbinBanks | None:
+    """Every bank of the .xclbin at ``path`` with its bytes per kernel cycle; None when its
+    platform is not known (the C++ XRT emulation reads these figures from the config
+    ``python -m fpgakern.runtime.emu prepare`` writes)."""
+    return _xclbin_banks(axlf.read(path.read_bytes()))
+
+
+def from_xclbin(path: Path, top: str, cu_names: tuple[str, ...], plan: Plan) -> BankMap | None:
+    """The banks and placement of kernel ``top``'s CUs in the .xclbin at ``path``; None
+    when its platform or banks have no bandwidth figures."""
+    image = axlf.read(path.read_bytes())
+    banks = _xclbin_banks(image)
+    if banks is None:
+        return None
+    conns: list[sections.Connection] = _entries(image, "CONNECTIVITY", sections.Connection)
+    ips: list[sections.IpData] = _entries(image, "IP_LAYOUT", sections.IpData)
+    tags, rates = banks.tags, banks.bytes_per_cycle
     bundles = {arg.id: plan.bundle(arg.name) for arg in interface(plan).pointers}
     cu_index = {f"{top}:{name}": i for i, name in enumerate(cu_names)}
     placement: dict[tuple[int, str], int] = {}
     for conn in conns:
-        if not 0 <= conn.ip_layout_index < len(ips) or not 0 <= conn.mem_data_index < len(mems):
+        if not 0 <= conn.ip_layout_index < len(ips) or not 0 <= conn.mem_data_index < len(tags):
             continue
         cu = cu_index.get(ips[conn.ip_layout_index].name)
         bundle = bundles.get(conn.arg_index)
         if cu is not None and bundle is not None:
             placement[(cu, bundle)] = conn.mem_data_index
-    result = BankMap(platform.name, tags, rates, placement)
+    result = BankMap(banks.platform, tags, rates, placement)
     placed = {placement[k] for k in placement}
     return result if any(rates[i] is not None for i in placed) else None

@@ -4,7 +4,9 @@
 (``xrt::device``, ``xrt::kernel``, ``xrt::run``, ``xrt::bo``, ``xrt::uuid``), source-compatible
 with XRT's own headers; ``src/xrt_emu.cpp`` implements it over the emulation models
 (``include/fkemu_model.h``). :func:`prepare` builds the models of an .xclbin's kernels and
-writes ``fpgakern_emu.cfg`` beside it (the role of Vitis' emconfig.json);
+writes ``fpgakern_emu.cfg`` beside it (the role of Vitis' emconfig.json; it also carries
+hw_emu's bytes per kernel cycle of each bank with a bandwidth figure, computed as
+:mod:`fpgakern.runtime.memory` does, since an .xclbin has no field for them);
 :func:`compile_host` builds a host program against the emulation library.
 
     python -m fpgakern.runtime.emu prepare lib.xclbin [--target sw_emu --target hw_emu]
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.errors import UsageError, display_path
-from fpgakern.runtime import models, program
+from fpgakern.runtime import memory, models, program
 from fpgakern.spec.library import Library
 from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
@@ -46,6 +48,15 @@ def prepare(xclbin: Path, targets: tuple[str, ...] = models.TARGETS,
         for variant in prog.variants.values():
             built = models.model(variant.plan, target, variant.hls_dir)
             lines.append(f"{target} {variant.top} {built.path}")
+    # hw_emu's bank bandwidths (the library places the ports itself, from CONNECTIVITY).
+    banks = memory.xclbin_banks(xclbin) if "hw_emu" in targets else None
+    if banks is not None and any(rate is not None for rate in banks.bytes_per_cycle):
+        lines.append(f"# hw_emu memory banks of {banks.platform} at {banks.mhz:g} MHz "
+                     "(the platform file's bandwidth over the kernel clock): "
+                     "bank INDEX TAG BYTES_PER_CYCLE; banks not listed have no limit")
+        lines += [f"bank {i} {tag} {rate!r}"
+                  for i, (tag, rate) in enumerate(zip(banks.tags, banks.bytes_per_cycle,
+                                                      strict=True)) if rate is not None and tag]
     path = xclbin.parent / CONFIG_NAME
     write_text_atomic(path, "\n".join(lines) + "\n")
     return path

@@ -9,9 +9,25 @@
 // becomes one model instance. Runs are driven over the CU's control registers like XRT's
 // driver does; on hw_emu the cycles of every run are counted and summarized on stderr
 // when the device closes.
+//
+// hw_emu's memory, as the Python runtime's (fpgakern/runtime/memory.py): each bank of
+// MEM_TOPOLOGY that has a bandwidth figure moves at most that many bytes per kernel cycle
+// over all the CU ports CONNECTIVITY places on it. The figures are not in the xclbin (XRT's
+// format has no field for them): 'python -m fpgakern.runtime.emu prepare' computes them
+// from the platform file the header's VBNV names and the kernel clock of
+// CLOCK_FREQ_TOPOLOGY, and writes them into the emulation config as
+// 'bank INDEX TAG BYTES_PER_CYCLE' lines; banks without a line have no limit. Each port
+// (an argument's m_axi bundle, from EMBEDDED_METADATA's port) is placed on its bank with
+// the model's fkemu_cu_place. A bank object belongs to one model library, so the CUs of
+// one kernel share a bank's credit; kernels of different libraries on one bank each see
+// the whole figure. Lockstep: run::wait steps every CU of the same kernel whose run has
+// started and not yet been waited for, one cycle each per emulated cycle
+// (fkemu_cus_wait_interrupt), until the waited run's CU is done; CUs of other kernels
+// advance when their own runs are waited for.
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -94,6 +110,7 @@ uint64_t number(const std::map<std::string, std::string>& attrs, const std::stri
 
 struct ArgInfo {
     std::string name;
+    std::string bundle;  // m_axi bundle of a buffer ("gmem0", from port="M_AXI_GMEM0")
     int id = 0;
     int qualifier = 0;  // 0 scalar, 1 global memory
     uint32_t offset = 0;
@@ -120,6 +137,13 @@ struct Model {
     uint64_t (*cycles)(fkemu_cu*) = nullptr;
     const char* (*error)(fkemu_cu*) = nullptr;
     void (*clear_error)(fkemu_cu*) = nullptr;
+    // hw_emu models only (ABI 2): banks with a bandwidth and CUs stepped in lockstep.
+    bool hw = false;
+    fkemu_bank* (*bank_new)(double) = nullptr;
+    void (*bank_free)(fkemu_bank*) = nullptr;
+    uint64_t (*bank_bytes)(fkemu_bank*) = nullptr;
+    int (*place)(fkemu_cu*, const char*, fkemu_bank*) = nullptr;
+    int (*cus_wait_interrupt)(fkemu_cu**, unsigned, unsigned, uint64_t) = nullptr;
 
     template <typename F>
     void bind(F& fn, const char* symbol) {
@@ -146,9 +170,27 @@ struct Model {
         bind(cycles, "fkemu_cu_cycles");
         bind(error, "fkemu_cu_error");
         bind(clear_error, "fkemu_cu_clear_error");
+        const char* (*target)() = nullptr;
+        bind(target, "fkemu_model_target");
+        hw = std::strcmp(target(), "hw_emu") == 0;
+        if (hw) {
+            bind(bank_new, "fkemu_bank_new");
+            bind(bank_free, "fkemu_bank_free");
+            bind(bank_bytes, "fkemu_bank_bytes");
+            bind(place, "fkemu_cu_place");
+            bind(cus_wait_interrupt, "fkemu_cus_wait_interrupt");
+        }
     }
     // Libraries stay loaded for the process: unloading one with Verilator's runtime
     // inside races its static destructors at exit.
+};
+
+// A bank of MEM_TOPOLOGY with a bandwidth, made in one model library.
+struct BankObject {
+    std::shared_ptr<Model> model;
+    int index = 0;
+    double bytes_per_cycle = 0;
+    fkemu_bank* bank = nullptr;
 };
 
 struct ComputeUnit {
@@ -197,9 +239,20 @@ class device_impl {
                              cu.cycles);
             }
         }
+        if (target_ == "hw_emu") {
+            for (const BankObject& b : banks_) {
+                const size_t i = static_cast<size_t>(b.index);
+                std::fprintf(stderr,
+                             "fpgakern hw_emu: bank %s (%.4g bytes/cycle) of %s moved %" PRIu64
+                             " bytes\n", i < mem_tags_.size() ? mem_tags_[i].c_str() : "?",
+                             b.bytes_per_cycle, b.model->path.c_str(),
+                             b.model->bank_bytes(b.bank));
+            }
+        }
         for (ComputeUnit& cu : cus_) {
             if (cu.cu) cu.model->cu_free(cu.cu);
         }
+        for (BankObject& b : banks_) b.model->bank_free(b.bank);  // after their CUs
     }
 
     uuid load_xclbin(const std::string& path) {
@@ -227,6 +280,7 @@ class device_impl {
         }
         parse_metadata(data, where, path);
         parse_layout(data, where, path);
+        parse_memories(data, where);
         load_models(path);
         uuid_ = uuid(id);
         return uuid_;
@@ -272,6 +326,13 @@ class device_impl {
                 arg.qualifier = static_cast<int>(number(a, "addressQualifier"));
                 arg.offset = static_cast<uint32_t>(number(a, "offset"));
                 arg.size = static_cast<uint32_t>(number(a, "size"));
+                if (a.count("port")) {
+                    std::string port = a.at("port");
+                    std::transform(port.begin(), port.end(), port.begin(), [](unsigned char c) {
+                        return static_cast<char>(std::tolower(c));
+                    });
+                    arg.bundle = port.rfind("m_axi_", 0) == 0 ? port.substr(6) : port;
+                }
                 k.args.push_back(arg);
             }
             std::sort(k.args.begin(), k.args.end(),
@@ -317,6 +378,18 @@ class device_impl {
         }
     }
 
+    void parse_memories(const std::vector<uint8_t>& data,
+                        const std::map<uint32_t, std::pair<uint64_t, uint64_t>>& where) {
+        mem_tags_.clear();
+        auto mem = where.find(6);  // MEM_TOPOLOGY: int32 count, then 40-byte mem_data
+        if (mem == where.end()) return;
+        const int32_t count = load<int32_t>(data, mem->second.first);
+        for (int32_t i = 0; i < count; ++i) {
+            mem_tags_.push_back(cstr(data, mem->second.first + 8 + 40ULL * static_cast<uint64_t>(i)
+                                               + 24, 16));
+        }
+    }
+
     std::string config_path(const std::string& xclbin) const {
         if (const char* env = std::getenv("FPGAKERN_EMU_CONFIG")) return env;
         const size_t slash = xclbin.find_last_of('/');
@@ -334,11 +407,28 @@ class device_impl {
         const std::string cfg = config_path(xclbin);
         std::ifstream in(cfg);
         std::map<std::string, std::string> libraries;  // kernel -> library, this target
+        std::map<int, double> rates;  // MEM_TOPOLOGY index -> bytes per kernel cycle
         std::string line;
         while (std::getline(in, line)) {
             std::istringstream words(line);
             std::string target, kernel, library;
             if (!(words >> target) || target[0] == '#') continue;
+            if (target == "bank") {  // bank INDEX TAG BYTES_PER_CYCLE
+                int index = -1;
+                std::string tag;
+                double rate = 0;
+                if (!(words >> index >> tag >> rate) || index < 0) {
+                    fail(cfg + ": malformed line '" + line + "'");
+                }
+                if (static_cast<size_t>(index) >= mem_tags_.size() ||
+                    mem_tags_[static_cast<size_t>(index)] != tag) {
+                    fail(cfg + ": bank " + std::to_string(index) + " " + tag + " is not in the "
+                         "xclbin's MEM_TOPOLOGY (a config for another xclbin? re-run "
+                         "'python -m fpgakern.runtime.emu prepare')");
+                }
+                rates[index] = rate;
+                continue;
+            }
             if (words >> kernel >> library && target == target_) libraries[kernel] = library;
         }
         std::map<std::string, std::shared_ptr<Model>> models;
@@ -356,6 +446,38 @@ class device_impl {
             // Interrupt on ap_done, as XRT's driver sets a CU up.
             model->write(cu.cu, kGie, 1);
             model->write(cu.cu, kIer, 1);
+            if (model->hw) place_ports(cu, rates);
+        }
+    }
+
+    // Put each buffer argument's m_axi port of `cu` on its bank when that bank has a
+    // bandwidth figure; one bank object per (model library, bank).
+    void place_ports(ComputeUnit& cu, const std::map<int, double>& rates) {
+        const KernelInfo* info = kernel(cu.kernel);
+        if (!info) return;
+        for (const ArgInfo& a : info->args) {
+            if (a.qualifier != 1) continue;
+            auto bank = cu.banks.find(a.id);
+            if (bank == cu.banks.end()) continue;
+            auto rate = rates.find(bank->second);
+            if (rate == rates.end()) continue;
+            BankObject* found = nullptr;
+            for (BankObject& b : banks_) {
+                if (b.model == cu.model && b.index == bank->second) found = &b;
+            }
+            if (!found) {
+                BankObject b;
+                b.model = cu.model;
+                b.index = bank->second;
+                b.bytes_per_cycle = rate->second;
+                b.bank = cu.model->bank_new(rate->second);
+                banks_.push_back(b);
+                found = &banks_.back();
+            }
+            if (a.bundle.empty() || cu.model->place(cu.cu, a.bundle.c_str(), found->bank) != 0) {
+                fail(cu.kernel + ":" + cu.name + ": argument " + a.name + " has no m_axi port '" +
+                     a.bundle + "' in " + cu.model->path + " to place on a bank");
+            }
         }
     }
 
@@ -365,6 +487,8 @@ class device_impl {
     uuid uuid_;
     std::vector<KernelInfo> kernels_;
     std::vector<ComputeUnit> cus_;
+    std::vector<std::string> mem_tags_;  // MEM_TOPOLOGY
+    std::vector<BankObject> banks_;
     std::mutex mutex_;
     uint64_t next_address_ = kDeviceBase;
 };
@@ -540,10 +664,27 @@ class run_impl {
     // Advance the CU until this run's interrupt, then acknowledge it like XRT does.
     void finish() {
         if (state_ != ERT_CMD_STATE_RUNNING) return;
-        ComputeUnit& cu = kernel_->device_->cus()[cu_];
+        auto& cus = kernel_->device_->cus();
+        ComputeUnit& cu = cus[cu_];
         Model& m = *cu.model;
+        // hw_emu: this CU first, then every other CU of the same model with a run in
+        // flight, all advanced together (lockstep) until this one's interrupt.
+        std::vector<fkemu_cu*> group{cu.cu};
+        if (m.hw) {
+            for (ComputeUnit& other : cus) {
+                if (&other != &cu && other.busy && other.model == cu.model) {
+                    group.push_back(other.cu);
+                }
+            }
+        }
         cu.busy.reset();
-        if (m.wait_interrupt(cu.cu, 4'000'000'000ULL) != 0) {
+        constexpr uint64_t kMaxCycles = 4'000'000'000ULL;
+        const int status =
+            group.size() > 1
+                ? m.cus_wait_interrupt(group.data(), static_cast<unsigned>(group.size()), 0,
+                                       kMaxCycles)
+                : m.wait_interrupt(cu.cu, kMaxCycles);
+        if (status != 0) {
             report(cu, "no interrupt: the kernel did not finish");
             return;
         }
