@@ -17,8 +17,8 @@ from fpgakern.spec.library import Library
 from fpgakern.verify import csim, stimulus
 
 
-# The default run compiles the representative variants (every kernel and dtype, every
-# rung of every kind); -m slow compiles the rest.
+# The default run compiles the representative variants (every operator in every dtype,
+# every rung of every kind: tests/variant_selection.py); -m slow compiles the rest.
 @pytest.mark.parametrize(("name", "rung", "dtype"),
                          variant_params(Library(paths.SOURCE_ROOT / "kernel_specs")))
 def test_csim_matches_reference(library, tmp_path, name, rung, dtype):

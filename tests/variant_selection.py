@@ -8,27 +8,38 @@ import pytest
 from fpgakern.spec.library import Library
 
 
-def _covers(kernel, rung: int, dtype: str) -> set[tuple]:
-    """What simulating one variant proves beyond the other variants: each operator it
-    applies in its dtype (the fk:: helper and the RTL operator inside a kernel), its kind's
-    template and microarchitecture at its rung and dtype, and the shape of its interface
-    (inputs, scalars) in its dtype."""
-    ops = {("op", op.name, dtype) for op in kernel.ops_used(dtype)}
-    shape = ("shape", len(kernel.inputs), bool(kernel.scalars), str(kernel.kind), dtype)
-    return ops | {("rung", str(kernel.kind), dtype, rung), shape}
+def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
+    """What simulating one variant proves beyond the other variants: its kind's template
+    and microarchitecture at its rung and dtype, the shape of its interface (inputs,
+    scalars), the wiring of each operator it applies (operands, a bool condition) and its
+    reduction's accumulator, in its dtype; with ``operators``, also each operator itself
+    (its fk:: C++ helper, which only C simulation of a kernel compiles)."""
+    ops = kernel.ops_used(dtype)
+    covered = {("rung", str(kernel.kind), dtype, rung),
+               ("shape", len(kernel.inputs), bool(kernel.scalars), str(kernel.kind), dtype)}
+    covered |= {("wiring", op.arity, op.condition, dtype) for op in ops}
+    covered |= {("reduce", op.name, dtype) for op in ops if op.kind == "reduce"}
+    if operators:
+        covered |= {("op", op.name, dtype) for op in ops}
+    return covered
 
 
-def representative_variants(library: Library) -> list[tuple[str, int, str]]:
-    """Few variants that still cover each capability: every operator in every dtype a
-    kernel applies it in, every rung of every kernel kind in every dtype, and every
-    interface shape (number of inputs, scalars or none). Chosen greedily: the variant that
-    proves the most not yet proven first, the lower rung (a smaller, quicker model) and
-    then the name breaking ties. A kernel that adds nothing (an expression whose operators
-    other kernels already take through every path) waits for ``-m slow`` and for the
-    nightly ``fpgakern build --all``, which run every variant; its operators are also
-    proven on their own, bit for bit, by tests/oplib.
+def representative_variants(library: Library, *,
+                            operators: bool = True) -> list[tuple[str, int, str]]:
+    """Few variants that still cover each capability: every rung of every kernel kind in
+    every dtype, every interface shape (number of inputs, scalars or none), every operand
+    wiring and reduction accumulator, and with ``operators`` every operator in every dtype
+    a kernel applies it in. Chosen greedily: the variant that proves the most not yet
+    proven first, the lower rung (a smaller, quicker model) and then the name breaking
+    ties. What is left out waits for ``-m slow`` and for the nightly ``fpgakern build
+    --all``, which run every variant.
+
+    C simulation covers every operator (``operators=True``): an operator's fk:: C++ helper
+    is compiled only inside a kernel. RTL simulation need not: every RTL operator is
+    proven on its own, bit for bit with its latency and II=1, by tests/oplib, so a
+    kernel's RTL simulation has to prove the datapath around it.
     """
-    candidates = {(k.qualname, r, d): _covers(k, r, d)
+    candidates = {(k.qualname, r, d): _covers(k, r, d, operators)
                   for k in library.kernels for d in k.dtypes for r in k.rungs}
     needed = set().union(*candidates.values())
     chosen: list[tuple[str, int, str]] = []
@@ -43,10 +54,10 @@ def all_variants(library: Library) -> list[tuple[str, int, str]]:
     return [(k.qualname, r, d) for k in library.kernels for d in k.dtypes for r in k.rungs]
 
 
-def variant_params(library: Library) -> list:
+def variant_params(library: Library, *, operators: bool = True) -> list:
     """Every variant as a pytest parameter, the ones outside ``representative_variants``
     marked slow."""
-    fast = set(representative_variants(library))
+    fast = set(representative_variants(library, operators=operators))
     return [pytest.param(*v, id=f"{v[0].replace('/', '.')}-{v[1]}-{v[2]}",
                          marks=() if v in fast else pytest.mark.slow)
             for v in all_variants(library)]
