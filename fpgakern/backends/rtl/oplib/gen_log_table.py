@@ -1,7 +1,9 @@
 """Generate fk_fp32_log_table.sv, the tables of the fp32 log/log2 core (fk_fp32_log_core),
 and print the polynomial and scaling constants hard-coded in fk_fp32_log_core.sv.
 
-Run from anywhere: ``python fpgakern/backends/rtl/oplib/gen_log_table.py``. The output is
+Run from anywhere with the project installed: ``python
+fpgakern/backends/rtl/oplib/gen_log_table.py [--check]`` (the command line is
+fpgakern.util.generated's). The output is
 deterministic (exact decimal arithmetic, 60 digits), so regenerating changes nothing unless
 this script changes. ``--check`` exits non-zero when the committed file is stale.
 
@@ -15,10 +17,11 @@ alone and its relative accuracy is that of the polynomial.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from decimal import ROUND_HALF_EVEN, Decimal, getcontext
 from pathlib import Path
+
+from fpgakern.util.generated import write_or_check
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "fk_fp32_log_table.sv"
@@ -109,20 +112,14 @@ def render() -> str:
     return "\n".join(lines)
 
 
+def notes() -> list[str]:
+    """The constants, one line each, printed after writing the file."""
+    return [f"{name} = {value} ({value.bit_length() + 1} bits signed)"
+            for name, value in constants().items()]
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the file is stale")
-    args = parser.parse_args()
-    text = render()
-    if args.check:
-        if not OUT.exists() or OUT.read_text() != text:
-            print(f"{OUT.name} is stale: rerun {Path(__file__).name}", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text)
-    for name, value in constants().items():
-        print(f"{name} = {value} ({value.bit_length() + 1} bits signed)")
-    return 0
+    return write_or_check(__doc__ or "", OUT, render, notes, __file__)
 
 
 if __name__ == "__main__":
