@@ -8,8 +8,8 @@
 //   2^-24 <= |x| < 2^-3 (small): y = x * P(x), P(x) = 1 + x/2 + x^2/6 + ... + x^6/5040
 //     (Taylor of expm1(x)/x; the next term is below 2^-36.3), Horner in signed fixed point
 //     with 40 fraction bits, then the exact product of the 24-bit significand and
-//     P in [0.94, 1.07] (normalized by one place either way). No cancellation: error below
-//     2^-36 relative.
+//     P in [0.94, 1.07] (normalized by one place either way), both in fk_fp32_series.
+//     No cancellation: error below 2^-36 relative.
 //   |x| >= 2^-3 (large): e^x = M * 2^n from fk_fp32_exp_core (relative error < 2^-29.5),
 //     then the subtraction in fixed point: x > 0: M * 2^n - 1 = (M - 2^-n) * 2^n (n >= 0;
 //     for n > 32 the 1 lies below M's precision and is left out, an error below 2^-32);
@@ -22,9 +22,10 @@
 // Special values: expm1(NaN) = NaN (canonical 0x7FC00000), expm1(+inf) = +inf (also
 // x >= 128, the exp core's class), expm1(-inf) = -1 (also x <= -128), expm1(+-0) = +-0.
 //
-// Pipeline, latency 17 ce-cycles, II = 1: the small range takes 16 stages (unpack, align x,
-// six Horner steps of product and sum, x * P, normalize), the large range 14 (12 core,
-// subtract, normalize) and a delay of 2; then one stage rounds, packs and selects.
+// Pipeline, latency 17 ce-cycles, II = 1: the small range takes 16 stages (fk_fp32_series:
+// unpack, align x, six Horner steps of product and sum, x * P, normalize), the large range
+// 14 (12 core, subtract, normalize) and a delay of 2; then one stage rounds, packs and
+// selects.
 module fk_fp32_expm1 (
   input  logic        clk,
   input  logic        ce,
@@ -40,7 +41,6 @@ module fk_fp32_expm1 (
   localparam logic signed [41:0] C4 = 42'sh002_2222_2222;  // 1/120
   localparam logic signed [41:0] C5 = 42'sh000_5B05_B05B;  // 1/720
   localparam logic signed [41:0] C6 = 42'sh000_0D00_D00D;  // 1/5040
-  localparam logic signed [41:0] ONE = 42'sh100_0000_0000;
 
   // ---------------------------------------------------------------- 0: classify
   logic [7:0] ea;
@@ -123,96 +123,10 @@ module fk_fp32_expm1 (
   end
 
   // ================================================================ small and tiny: x * P(x)
-  // ---------------------------------------------------------------- 1: unpack
-  // x = m * 2^(E-23), E = field - 127 in [-24, -4]; x * 2^40 = m * 2^(E+17).
-  logic [23:0] m_s[1:14];
-  logic [7:0]  e_s[1:15];
-  logic [22:0] f_s[1:15];
-  logic        tiny_s[1:15];
-  logic        neg1;
-  logic [4:0]  lsh1, rsh1;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      m_s[1]    <= {ea != 8'd0, a[22:0]};
-      e_s[1]    <= ea;
-      f_s[1]    <= a[22:0];
-      tiny_s[1] <= ea < 8'd103;  // |x| < 2^-24
-      neg1      <= a[31];
-      lsh1      <= (ea >= 8'd110 && ea <= 8'd123) ? 5'(ea - 8'd110) : 5'd0;
-      rsh1      <= ea < 8'd110 ? (ea < 8'd86 ? 5'd24 : 5'(8'd110 - ea)) : 5'd0;
-    end
-  end
-  for (genvar s = 1; s < 15; s++) begin : g_carry
-    always_ff @(posedge clk) begin
-      if (ce) begin
-        e_s[s+1]    <= e_s[s];
-        f_s[s+1]    <= f_s[s];
-        tiny_s[s+1] <= tiny_s[s];
-      end
-    end
-  end
-  for (genvar s = 1; s < 14; s++) begin : g_carry_m
-    always_ff @(posedge clk) begin
-      if (ce) m_s[s+1] <= m_s[s];
-    end
-  end
-
-  // ---------------------------------------------------------------- 2: x in fixed point
-  logic [36:0] xmag1;
-  assign xmag1 = ({13'd0, m_s[1]} << lsh1) >> rsh1;  // |x| * 2^40 < 2^37
-  logic signed [40:0] xs_s[2:12];
-  always_ff @(posedge clk) begin
-    if (ce) xs_s[2] <= neg1 ? -$signed({4'd0, xmag1}) : $signed({4'd0, xmag1});
-  end
-  for (genvar s = 2; s < 12; s++) begin : g_carry_x
-    always_ff @(posedge clk) begin
-      if (ce) xs_s[s+1] <= xs_s[s];
-    end
-  end
-
-  // ---------------------------------------------------------------- 3-14: Horner
-  // h5 = C5 + x C6, h4 = C4 + x h5, ..., h1 = C1 + x h2, P = 1 + x h1: a product stage
-  // then a sum stage each, products truncated (arithmetic shift) to 40 fraction bits.
-  logic signed [82:0] p3, p5, p7, p9, p11, p13;
-  logic signed [41:0] h4, h6, h8, h10, h12, poly14;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      p3     <= 83'(xs_s[2]) * 83'(C6);
-      h4     <= C5 + 42'(p3 >>> 40);
-      p5     <= 83'(xs_s[4]) * 83'(h4);
-      h6     <= C4 + 42'(p5 >>> 40);
-      p7     <= 83'(xs_s[6]) * 83'(h6);
-      h8     <= C3 + 42'(p7 >>> 40);
-      p9     <= 83'(xs_s[8]) * 83'(h8);
-      h10    <= C2 + 42'(p9 >>> 40);
-      p11    <= 83'(xs_s[10]) * 83'(h10);
-      h12    <= C1 + 42'(p11 >>> 40);
-      p13    <= 83'(xs_s[12]) * 83'(h12);
-      poly14 <= ONE + 42'(p13 >>> 40);
-    end
-  end
-
-  // ---------------------------------------------------------------- 15: m * P
-  logic [65:0] y15;            // units 2^-63, in [0.94, 2.14)
-  always_ff @(posedge clk) begin
-    if (ce) y15 <= 66'(m_s[14]) * 66'($unsigned(poly14));
-  end
-
-  // ---------------------------------------------------------------- 16: normalize
-  // Tiny x passes as itself (exponent field 0 for subnormals and zeros).
+  // Stages 1-16 (|x| < 2^-3: exponent fields up to 123).
   logic [34:0] sfields16;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      if (tiny_s[15])
-        sfields16 <= {2'd0, e_s[15], f_s[15], 2'b00};
-      else if (y15[64])
-        sfields16 <= {2'd0, e_s[15] + 8'd1, y15[63:41], y15[40], y15[39:0] != 40'd0};
-      else if (y15[63])
-        sfields16 <= {2'd0, e_s[15], y15[62:40], y15[39], y15[38:0] != 39'd0};
-      else
-        sfields16 <= {2'd0, e_s[15] - 8'd1, y15[61:39], y15[38], y15[37:0] != 38'd0};
-    end
-  end
+  fk_fp32_series #(.K1(C1), .K2(C2), .K3(C3), .K4(C4), .K5(C5), .K6(C6), .EMAX(8'd123))
+    u_series (.clk, .ce, .a, .fields(sfields16));
 
   // ================================================================ 17: round, pack, select
   logic [1:0] sel16;
@@ -234,9 +148,7 @@ module fk_fp32_expm1 (
     end
   end
 
-  // Bits below the kept precision, the products' sign bits beyond the kept range, and the
-  // hidden bits.
+  // The hidden bit.
   logic unused;
-  assign unused = ^{p3[39:0], p5[39:0], p7[39:0], p9[39:0], p11[39:0], p13[39:0],
-                    p3[82], p5[82], p7[82], p9[82], p11[82], p13[82], y15[65], norm13[32]};
+  assign unused = norm13[32];
 endmodule

@@ -13,8 +13,8 @@
 //   2^-24 <= |x| < 2^-4 (small): y = x * P(x), P(x) = 1 - x/2 + x^2/3 - ... + x^6/7 (the
 //     series of log1p(x)/x; the next term is below 2^-31 relative), Horner in signed fixed
 //     point with 40 fraction bits (six truncations, below 2^-37), then the exact product
-//     of the 24-bit significand and P in [0.969, 1.033], normalized one place either way.
-//     No cancellation: error below 2^-30.9 relative, under 2^-6.9 ulp.
+//     of the 24-bit significand and P in [0.969, 1.033], normalized one place either way
+//     (fk_fp32_series). No cancellation: error below 2^-30.9 relative, under 2^-6.9 ulp.
 //   |x| >= 2^-4 (large, x > -1): 1 + x exactly in fixed point (27 fraction bits: x's ulp
 //     is at least 2^-27 there, and 1 + x >= 2^-24 for x > -1), a 58-bit leading-zero
 //     count and normalization to a 32-bit significand m in [1, 2) (exact while x < 2^30;
@@ -34,10 +34,10 @@
 //
 // Pipeline, latency 18 ce-cycles, II = 1: the large range takes 17 stages (unpack,
 // 1 + x, lzc, normalize, then the log core's 13: table, m * r, z, four Horner steps,
-// z * q over two, sum, magnitude, lzc, normalize), the small range 16 (unpack, align x,
-// six Horner steps of product and sum, x * P, normalize) and a delay of 1; then one stage
-// rounds, packs and selects. Series constants: 1/(k+1) * 2^40 rounded to nearest; the
-// log table, ln 2 and q's constants are fk_fp32_log_core's (gen_log_table.py).
+// z * q over two, sum, magnitude, lzc, normalize), the small range 16 (fk_fp32_series:
+// unpack, align x, six Horner steps of product and sum, x * P, normalize) and a delay of
+// 1; then one stage rounds, packs and selects. Series constants: 1/(k+1) * 2^40 rounded to
+// nearest; the log table, ln 2 and q's constants are fk_fp32_log_core's (gen_log_table.py).
 module fk_fp32_log1p (
   input  logic        clk,
   input  logic        ce,
@@ -54,7 +54,6 @@ module fk_fp32_log1p (
   localparam logic signed [41:0] S4 = 42'sd219902325555;   //  1/5
   localparam logic signed [41:0] S5 = -42'sd183251937963;  // -1/6
   localparam logic signed [41:0] S6 = 42'sd157073089682;   //  1/7
-  localparam logic signed [41:0] ONE = 42'sd1099511627776;
   // q(z) = 1 - z/2 + z^2/3 - z^3/4 with 32 fraction bits, and ln 2 * 2^58: the natural
   // log constants of fk_fp32_log_core (gen_log_table.py prints them).
   localparam logic signed [34:0] C1 = 35'sd4294967296;
@@ -283,96 +282,12 @@ module fk_fp32_log1p (
   end
 
   // ================================================================ small and tiny: x * P(x)
-  // ---------------------------------------------------------------- 1: unpack
-  // x = m * 2^(E-23), E = field - 127 in [-24, -5]; x * 2^40 = m * 2^(E+17).
-  logic [23:0] m_s[1:14];
-  logic [7:0]  e_s[1:15];
-  logic [22:0] f_s[1:15];
-  logic        tiny_s[1:15];
-  logic        sneg1;
-  logic [4:0]  lsh1, rsh1;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      m_s[1]    <= {ea != 8'd0, a[22:0]};
-      e_s[1]    <= ea;
-      f_s[1]    <= a[22:0];
-      tiny_s[1] <= ea < 8'd103;  // |x| < 2^-24
-      sneg1     <= a[31];
-      lsh1      <= (ea >= 8'd110 && ea <= 8'd122) ? 5'(ea - 8'd110) : 5'd0;
-      rsh1      <= ea < 8'd110 ? (ea < 8'd86 ? 5'd24 : 5'(8'd110 - ea)) : 5'd0;
-    end
-  end
-  for (genvar s = 1; s < 15; s++) begin : g_carry
-    always_ff @(posedge clk) begin
-      if (ce) begin
-        e_s[s+1]    <= e_s[s];
-        f_s[s+1]    <= f_s[s];
-        tiny_s[s+1] <= tiny_s[s];
-      end
-    end
-  end
-  for (genvar s = 1; s < 14; s++) begin : g_carry_m
-    always_ff @(posedge clk) begin
-      if (ce) m_s[s+1] <= m_s[s];
-    end
-  end
-
-  // ---------------------------------------------------------------- 2: x in fixed point
-  logic [36:0] xmag1;
-  assign xmag1 = ({13'd0, m_s[1]} << lsh1) >> rsh1;  // |x| * 2^40 < 2^36
-  logic signed [40:0] xs_s[2:12];
-  always_ff @(posedge clk) begin
-    if (ce) xs_s[2] <= sneg1 ? -$signed({4'd0, xmag1}) : $signed({4'd0, xmag1});
-  end
-  for (genvar s = 2; s < 12; s++) begin : g_carry_x
-    always_ff @(posedge clk) begin
-      if (ce) xs_s[s+1] <= xs_s[s];
-    end
-  end
-
-  // ---------------------------------------------------------------- 3-14: Horner
-  // h5 = S5 + x S6, h4 = S4 + x h5, ..., h1 = S1 + x h2, P = 1 + x h1: a product stage
-  // then a sum stage each, products truncated (arithmetic shift) to 40 fraction bits.
-  logic signed [82:0] p3, p5, p7, p9, p11, p13;
-  logic signed [41:0] h4, h6, h8, h10, h12, poly14;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      p3     <= 83'(xs_s[2]) * 83'(S6);
-      h4     <= S5 + 42'(p3 >>> 40);
-      p5     <= 83'(xs_s[4]) * 83'(h4);
-      h6     <= S4 + 42'(p5 >>> 40);
-      p7     <= 83'(xs_s[6]) * 83'(h6);
-      h8     <= S3 + 42'(p7 >>> 40);
-      p9     <= 83'(xs_s[8]) * 83'(h8);
-      h10    <= S2 + 42'(p9 >>> 40);
-      p11    <= 83'(xs_s[10]) * 83'(h10);
-      h12    <= S1 + 42'(p11 >>> 40);
-      p13    <= 83'(xs_s[12]) * 83'(h12);
-      poly14 <= ONE + 42'(p13 >>> 40);
-    end
-  end
-
-  // ---------------------------------------------------------------- 15: m * P
-  logic [65:0] y15;            // units 2^-63, in [0.969, 2.07)
-  always_ff @(posedge clk) begin
-    if (ce) y15 <= 66'(m_s[14]) * 66'($unsigned(poly14));
-  end
-
-  // ---------------------------------------------------------------- 16-17: normalize
-  // Tiny x passes as itself (exponent field 0 for subnormals and zeros).
+  // Stages 1-16 (|x| < 2^-4: exponent fields up to 122), then a delay of 1.
   logic [34:0] sfields16, sfields17;
+  fk_fp32_series #(.K1(S1), .K2(S2), .K3(S3), .K4(S4), .K5(S5), .K6(S6), .EMAX(8'd122))
+    u_series (.clk, .ce, .a, .fields(sfields16));
   always_ff @(posedge clk) begin
-    if (ce) begin
-      if (tiny_s[15])
-        sfields16 <= {2'd0, e_s[15], f_s[15], 2'b00};
-      else if (y15[64])
-        sfields16 <= {2'd0, e_s[15] + 8'd1, y15[63:41], y15[40], y15[39:0] != 40'd0};
-      else if (y15[63])
-        sfields16 <= {2'd0, e_s[15], y15[62:40], y15[39], y15[38:0] != 39'd0};
-      else
-        sfields16 <= {2'd0, e_s[15] - 8'd1, y15[61:39], y15[38], y15[37:0] != 38'd0};
-      sfields17 <= sfields16;
-    end
+    if (ce) sfields17 <= sfields16;
   end
 
   // ================================================================ 18: round, pack, select
@@ -400,8 +315,6 @@ module fk_fp32_log1p (
   // Bits below the kept precision or only repeating a sign, the hidden bits, the last
   // side entry.
   logic unused;
-  assign unused = ^{p3[39:0], p5[39:0], p7[39:0], p9[39:0], p11[39:0], p13[39:0],
-                    p3[82], p5[82], p7[82], p9[82], p11[82], p13[82], y15[65], norm16[66],
-                    side_q[LAT], z_wide[43:35], z_wide[7:0], eprod5[68], sumn3[25:0],
+  assign unused = ^{norm16[66], side_q[LAT], z_wide[43:35], z_wide[7:0], eprod5[68], sumn3[25:0],
                     p4_8[23:0], p3_9[23:0], p2_10[31:0], zq13[6:0]};
 endmodule
