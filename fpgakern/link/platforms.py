@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fpgakern.errors import SpecError, UsageError
+from fpgakern.errors import FpgakernError, SpecError, UsageError
 from fpgakern.ladder import MemorySystem
 from fpgakern.link.sections import CLOCK_TYPE_IDS, MAX_INTERRUPT_ID, MEM_TYPE_IDS
 from fpgakern.spec import yamlpos
@@ -48,6 +48,10 @@ class Bank:
     @property
     def size_kb(self) -> int:
         return self.size // 1024
+
+    def bytes_per_cycle(self, kernel_mhz: float) -> float | None:
+        """What the bank moves per kernel-clock cycle (None: no bandwidth figure)."""
+        return None if self.bandwidth is None else self.bandwidth / (kernel_mhz * 1e6)
 
 
 @dataclass(frozen=True)
@@ -113,8 +117,7 @@ class Platform:
         banks = self.default_banks
         return MemorySystem(
             self.name, tuple(b.tag for b in banks),
-            tuple(None if b.bandwidth is None else b.bandwidth / (self.kernel_mhz * 1e6)
-                  for b in banks),
+            tuple(b.bytes_per_cycle(self.kernel_mhz) for b in banks),
             float(self.kernel_mhz))
 
     def resolve_banks(self, ref: str) -> tuple[Bank, ...]:
@@ -173,6 +176,18 @@ def parse_rate(value: Any) -> float:
 
 def available() -> list[str]:
     return sorted(p.stem for p in PLATFORMS_DIR.glob("*.yaml"))
+
+
+def by_vbnv(vbnv: str) -> Platform | None:
+    """The bundled platform whose VBNV is ``vbnv`` (an .xclbin header names it), if any."""
+    for name in available():
+        try:
+            candidate = load(name)
+        except FpgakernError:
+            continue
+        if candidate.vbnv == vbnv:
+            return candidate
+    return None
 
 
 def load(name_or_path: str | Path) -> Platform:

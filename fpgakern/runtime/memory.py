@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fpgakern.errors import FpgakernError
 from fpgakern.interface import interface
 from fpgakern.ladder import Plan
 from fpgakern.link import axlf, platforms, sections
@@ -51,17 +50,6 @@ def from_plan(plan: Plan, platform: str, bank_per_port: bool = False) -> BankMap
     return found if found.limited else None
 
 
-def _platform_by_vbnv(vbnv: str) -> platforms.Platform | None:
-    for name in platforms.available():
-        try:
-            candidate = platforms.load(name)
-        except FpgakernError:
-            continue
-        if candidate.vbnv == vbnv:
-            return candidate
-    return None
-
-
 @dataclass(frozen=True)
 class XclbinBanks:
     """The banks of an .xclbin (MEM_TOPOLOGY order) with their bytes per kernel cycle
@@ -79,17 +67,17 @@ def _entries(image: axlf.Axlf, name: str, kind: type) -> list[Any]:
 
 
 def _xclbin_banks(image: axlf.Axlf) -> XclbinBanks | None:
-    platform = _platform_by_vbnv(axlf.cstr(image.header["m_platformVBNV"]))
+    platform = platforms.by_vbnv(axlf.cstr(image.header["m_platformVBNV"]))
     if platform is None:
         return None
     mems: list[sections.MemData] = _entries(image, "MEM_TOPOLOGY", sections.MemData)
     clocks: list[sections.ClockFreq] = _entries(image, "CLOCK_FREQ_TOPOLOGY", sections.ClockFreq)
     mhz = next((float(c.freq_mhz) for c in clocks if c.name == platform.kernel_clock),
                float(platform.kernel_mhz))
-    bandwidth = {b.tag.lower(): b.bandwidth for b in platform.banks}
+    banks = {b.tag.lower(): b for b in platform.banks}
     tags = tuple(m.tag for m in mems)
-    rates = tuple(None if bandwidth.get(t.lower()) is None else
-                  float(bandwidth[t.lower()] or 0) / (mhz * 1e6) for t in tags)
+    rates = tuple(banks[t.lower()].bytes_per_cycle(mhz) if t.lower() in banks else None
+                  for t in tags)
     return XclbinBanks(platform.name, mhz, tags, rates)
 
 
