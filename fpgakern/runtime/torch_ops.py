@@ -346,6 +346,19 @@ def _float_prod_range(x: torch.Tensor) -> str | None:
 _MODS = ("torch.fmod", "torch.remainder")
 
 
+def _checks_integer_divisors(kernel: Kernel, result: torch.dtype,
+                             options: dict[str, Any]) -> bool:
+    """Whether torch checks every divisor of this call first and raises ZeroDivisionError
+    at a zero: its integer trunc/floor division, fmod and remainder. The kernels' own
+    answers for a zero divisor (x / 0 = -1, x % 0 = x) are for callers without torch's
+    rules (docs/runtime.md)."""
+    if result.is_floating_point:
+        return False
+    mirror = mirror_path(kernel)
+    return mirror in _MODS or (mirror == "torch.div"
+                               and options.get("rounding_mode") is not None)
+
+
 def _mod_quotient(a: torch.Tensor, b: torch.Tensor) -> str | None:
     """Why the kernel's float32 fmod/remainder of ``a`` by ``b`` may not be torch's, or
     None. The kernel's remainder is exact (IEEE fmod), and so is torch's scalar path, but
@@ -416,16 +429,7 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
     if any(t.shape != tensors[0].shape for t in tensors):
         return _fallback(kernel, "inputs of different shapes (the kernel does not broadcast)",
                          tensors, scalars, options)
-    mode = options.get("rounding_mode")
-    if mirror_path(kernel) == "torch.div" and mode is not None \
-            and not result.is_floating_point and bool((tensors[1] == 0).any()):
-        # torch's integer trunc/floor division checks every divisor first (the kernel's
-        # own answer for x/0, -1, is for callers without torch's rules: docs/runtime.md).
-        raise RuntimeError("ZeroDivisionError")
-    if mirror_path(kernel) in _MODS and not result.is_floating_point \
-            and bool((tensors[1] == 0).any()):
-        # torch's integer fmod and remainder check every divisor (the kernel's x % 0 = x is
-        # for callers without torch's rules: docs/runtime.md).
+    if _checks_integer_divisors(kernel, result, options) and bool((tensors[1] == 0).any()):
         raise RuntimeError("ZeroDivisionError")
     if tensors[0].numel() == 0:
         # Nothing to compute: torch's own answer (an empty tensor, sum's +0 or 0, prod's
