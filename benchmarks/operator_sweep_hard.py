@@ -71,11 +71,9 @@ def _torch_bits(op_name: str, operands: list[np.ndarray]) -> np.ndarray | None:
         import torch
     except ImportError:
         return None
-    fn = {"exp": torch.exp, "sigmoid": torch.sigmoid, "log": torch.log,
-          "log2": torch.log2, "rsqrt": torch.rsqrt, "exp2": torch.exp2,
-          "tanh": torch.tanh, "expm1": torch.expm1, "log1p": torch.log1p}[op_name]
-    x = torch.from_numpy(operands[0].view(np.float32).copy())
-    return fn(x).numpy().view(np.uint32)
+    # torch's operator of the same name (torch.exp, torch.pow, ...), on every operand
+    tensors = [torch.from_numpy(o.view(np.float32).copy()) for o in operands]
+    return getattr(torch, op_name)(*tensors).numpy().view(np.uint32)
 
 
 def mpfr_row(op_name: str, operands: list[np.ndarray], trans,  # noqa: ANN001

@@ -62,15 +62,16 @@ MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
 
 
 def correctly_rounded(op_name: str, operands: list[np.ndarray]) -> np.ndarray:
-    """The correctly rounded float32 result of ``op_name`` (bits), by MPFR. Each distinct
-    operand is evaluated once (1M random inputs take a few seconds)."""
+    """The correctly rounded float32 result of ``op_name`` (bits), by MPFR, for one operand
+    or two (pow, atan2: MPFR's function takes them in the op table's order). Each distinct
+    operand tuple is evaluated once (1M random inputs take a few seconds)."""
     fn = MPFR_FUNCTIONS[op_name]
-    bits = operands[0].astype(U32)
-    unique, inverse = np.unique(bits, return_inverse=True)
+    columns = np.stack([o.astype(U32) for o in operands], axis=1)
+    unique, inverse = np.unique(columns, axis=0, return_inverse=True)
     with np.errstate(invalid="ignore"):  # signalling NaNs become quiet ones
         values = unique.view(F32).astype(np.float64).tolist()
     # A Python float holds every float32 exactly; the context's method rounds once.
-    out = np.array([float(fn(v)) for v in values], dtype=np.float64)
+    out = np.array([float(fn(*v)) for v in values], dtype=np.float64)
     return out.astype(F32).view(U32)[inverse.reshape(-1)]
 
 
