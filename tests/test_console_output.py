@@ -134,6 +134,9 @@ def test_report_list_and_inspect_piped(tree, columns):
     assert ELLIPSIS not in listed.stdout
     for word in ("sigmoid", "torch.sigmoid", "fma(alpha, b, a)", "float32, int32"):
         assert word in listed.stdout
+    # One form for the whole listing: every category a table, or every one lines.
+    tabled = listed.stdout.count("┃ kernel")
+    assert tabled in (0, listed.stdout.count("(bundled with fpgakern)")), listed.stdout
 
     inspected = fk("inspect", str(SAMPLE), columns=columns)
     assert inspected.returncode == 0, inspected.stderr

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from fpgakern.cli._common import console, json_option, load_library, print_json, specs_option
 from fpgakern.ladder import RUNGS
-from fpgakern.report.tables import print_table
+from fpgakern.report.tables import print_tables
 from fpgakern.spec.library import BUNDLED, PROJECT
 from fpgakern.util.text import plural
 
@@ -36,6 +36,7 @@ def command(specs: Path | None, as_json: bool) -> None:
             ]
         })
         return
+    tables = []
     for category in library.categories.values():
         title = Text(f"{category.name} ({ORIGIN[category.origin]}): {category.doc}")
         table = Table(title=title, title_justify="left")
@@ -50,7 +51,8 @@ def command(specs: Path | None, as_json: bool) -> None:
             table.add_row(*(Text(cell) for cell in row))
             lines.append(Text(f"  {k.qualname}: {k.expression}; mirrors {k.mirrors or '-'}; "
                               f"dtypes {', '.join(k.dtypes)}; rungs {rungs}"))
-        print_table(console, table, lines)
+        tables.append((table, lines))
+    print_tables(console, tables)
     origins = {origin: sum(len(c.kernels) for c in library.categories.values()
                            if c.origin == origin) for origin in (PROJECT, BUNDLED)}
     where = ""

@@ -40,10 +40,20 @@ def fits(console: Console, table: Table) -> bool:
 def print_table(console: Console, table: Table, lines: Iterable[RenderableType]) -> None:
     """``table`` when it fits whole (:func:`fits`), else its title and ``lines``, each
     printed whole (soft-wrapped: a terminal or log viewer may fold it, nothing cuts it)."""
-    if fits(console, table):
-        console.print(table)
-        return
-    if table.title:
-        console.print(table.title, soft_wrap=True)
-    for line in lines:
-        console.print(line, soft_wrap=True)
+    print_tables(console, [(table, lines)])
+
+
+def print_tables(console: Console,
+                 tables: Iterable[tuple[Table, Iterable[RenderableType]]]) -> None:
+    """Several tables in one form: all as tables when every one fits whole, else all as
+    their titles and lines, so that one listing never mixes the two forms."""
+    tables = list(tables)
+    as_tables = all(fits(console, table) for table, _ in tables)
+    for table, lines in tables:
+        if as_tables:
+            console.print(table)
+            continue
+        if table.title:
+            console.print(table.title, soft_wrap=True)
+        for line in lines:
+            console.print(line, soft_wrap=True)
