@@ -2,8 +2,9 @@
 
     python benchmarks/build_times.py [--until STEP] [--jobs N]
 
-Builds into a fresh temporary tree with a fresh compiled-model cache (a truly cold
-build), then builds again (every task must come back cached), and prints a table.
+Builds into a fresh temporary tree with a fresh fpgakern cache and a fresh, empty ccache
+directory (a truly cold build: no compiled model, no object file from an earlier run), then
+builds again (every task must come back cached), and prints a table.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fpgakern-bench-") as scratch:
-        env = dict(os.environ, FPGAKERN_CACHE_DIR=str(Path(scratch) / "cache"))
+        env = dict(os.environ, FPGAKERN_CACHE_DIR=str(Path(scratch) / "cache"),
+                   CCACHE_DIR=str(Path(scratch) / "ccache"))
         tree = Path(scratch) / "build"
         cold, first = run(tree, env, args.until, args.jobs)
         warm, second = run(tree, env, args.until, args.jobs)
@@ -47,6 +49,10 @@ def main() -> None:
         print(f"{label:<24}{seconds:>10.1f}{sum(c.values()):>8}{c['passed'] + c['failed']:>8}"
               f"{c['cached']:>8}{c['failed']:>8}")
     print(f"cores: {os.cpu_count()}, executor: {first['executor']}")
+    ran_again = second["counts"]["passed"] + second["counts"]["failed"]
+    if first["counts"]["failed"] or ran_again:
+        sys.exit(f"{first['counts']['failed']} task(s) failed; {ran_again} ran again "
+                 "with nothing changed")
 
 
 if __name__ == "__main__":
