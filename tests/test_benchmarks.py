@@ -50,3 +50,22 @@ def test_operator_resources_renders_the_reduction_accumulators(tmp_path):
     assert "module fk_reduce_fp32_sum" in (tmp_path / files[0]).read_text()
     library = "".join(Path(f).read_text() for f in files[1:])
     assert "module fk_reduce_core" in library and "module fk_fp32_add " in library
+
+
+def test_resource_table_has_every_operator_at_its_latency():
+    """docs/operators.md's generated table has a row for every operator module, with the
+    op table's latency: a new operator cannot land without its Yosys figures (issue 14)."""
+    path = paths.SOURCE_ROOT / "benchmarks" / "operator_resources.py"
+    spec = importlib.util.spec_from_file_location("operator_resources", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    text = module.DOCS.read_text()
+    rows = module._table_rows(text.split(module.BEGIN, 1)[1].split(module.END, 1)[0])
+    latencies = {name: latency for name, (_, latency) in module._op_table_modules().items()}
+    missing = [m for m in module.discover() if m not in rows]
+    assert not missing, f"no resource row (operator_resources.py --write-docs {' '.join(missing)})"
+    for name, latency in latencies.items():
+        cells = [c.strip() for c in rows[name].split("|")]
+        assert cells[3] == str(latency), f"{name}: table latency {cells[3]}, op table {latency}"
+        assert cells[4].isdigit(), f"{name}: synthesis failed or no LUT figure"
