@@ -344,3 +344,17 @@ def test_a_narrower_build_keeps_the_earlier_verdicts_that_still_hold(tmp_path):
     build(project, "--rungs", "2", "--dtype", "float32", until="host")
     manifest = json.loads((variant / "manifest.json").read_text())
     assert list(manifest["steps"]) == ["hls", "host"] and manifest["csim"] is None
+
+
+def test_sim_main_case_is_short_only_on_the_naive_rung(library):
+    """The build's sim step runs 16,384 elements on every pipelined rung (their elements
+    per cycle need a long run to amortize fill and drain) and 1,024 on the naive rung,
+    whose rate does not depend on the size; the size is in the task's key."""
+    from fpgakern.ladder import plan
+    from fpgakern.orchestrate.steps.sim import NAIVE_SIZE, SIZE, Sim, main_case_size
+
+    add = library.get("binary_ops/add")
+    sizes = [main_case_size(plan(add, rung, "float32")) for rung in range(5)]
+    assert sizes == [NAIVE_SIZE, SIZE, SIZE, SIZE, SIZE]
+    assert str(NAIVE_SIZE) in Sim().fingerprint(plan(add, 0, "float32"))
+    assert str(SIZE) in Sim().fingerprint(plan(add, 4, "float32"))
