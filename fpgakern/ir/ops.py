@@ -736,10 +736,11 @@ _MODULO: tuple[Op, ...] = (
 # (log(-x) = NaN, log(+-0) = -inf, log(+inf) = +inf).
 
 
-def _float64_then_round(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
-    def reference(x: np.ndarray) -> np.ndarray:
+def _float64_then_round(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """fn over the operands converted to float64, rounded once to the first's dtype."""
+    def reference(*xs: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
-            return fn(x.astype(np.float64)).astype(x.dtype)
+            return fn(*(x.astype(np.float64) for x in xs)).astype(xs[0].dtype)
 
     return reference
 
@@ -808,6 +809,13 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_expm1", 17)},
        vitis=_hls_math("expm1")),
+    # np.power in float64 is C's pow, with C99's special cases (pow(x, +-0) = 1 and
+    # pow(1, y) = 1 even for NaN, pow(-1, +-inf) = 1, ...), which torch.pow follows.
+    Op("pow", 2, "elementwise", FLOAT, _float64_then_round(np.power), "hls::pow({0}, {1})",
+       "x to the power y (C99 special cases); NaN for x < 0 and a non-integer y",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_pow", 30)},
+       vitis=_hls_math("pow")),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (

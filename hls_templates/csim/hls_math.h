@@ -72,6 +72,9 @@ inline float fma(float x, float y, float z) {
 inline float fmod(float x, float y) {
     return FPGAKERN_CSIM_FLUSH(std::fmod(FPGAKERN_CSIM_FLUSH(x), FPGAKERN_CSIM_FLUSH(y)));
 }
+inline float pow(float x, float y) {
+    return FPGAKERN_CSIM_FLUSH(std::pow(FPGAKERN_CSIM_FLUSH(x), FPGAKERN_CSIM_FLUSH(y)));
+}
 inline float fabs(float x) { return std::fabs(x); }  // a sign-bit clear: never flushes
 inline int signbit(float x) { return std::signbit(x) ? 1 : 0; }
 inline double nan(const char* tag) { return std::nan(tag); }  // double, as in the Vitis header

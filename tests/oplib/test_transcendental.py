@@ -1,4 +1,4 @@
-"""The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1) against the
+"""The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow) against the
 correctly rounded float32 result, computed with MPFR through gmpy2 (not against another
 float32 library): each stays within the ulp bound docs/operators.md states for its RTL
 (the op table's contract is looser). Special values (NaN, +-inf, +-0, negative numbers,
@@ -12,6 +12,8 @@ slow sweep here).
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable
 
 import gmpy2
@@ -26,8 +28,9 @@ F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
 STATED_ULPS = {"log": 1, "log2": 1, "log1p": 1, "rsqrt": 1, "exp2": 1, "tanh": 1,
-               "expm1": 1}
+               "expm1": 1, "pow": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
+UNARY_UNDER_TEST = [op for op in OPS_UNDER_TEST if OPS[op].arity == 1]
 
 # float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
 # (largest finite 0.11..1 * 2^128, smallest subnormal 0.1 * 2^-148), subnormal results
@@ -48,7 +51,7 @@ def _rsqrt(x: float) -> object:
     return float("-inf") if x == 0 and str(x).startswith("-") else FLOAT32_CONTEXT.rec_sqrt(x)
 
 
-MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
+MPFR_FUNCTIONS: dict[str, Callable[..., object]] = {
     "exp": FLOAT32_CONTEXT.exp,
     "sigmoid": _sigmoid,
     "log": FLOAT32_CONTEXT.log,
@@ -58,6 +61,10 @@ MPFR_FUNCTIONS: dict[str, Callable[[float], object]] = {
     "exp2": FLOAT32_CONTEXT.exp2,
     "tanh": FLOAT32_CONTEXT.tanh,
     "expm1": FLOAT32_CONTEXT.expm1,
+    # MPFR's pow follows C99 Annex F's special cases, as torch.pow does: pow(x, +-0) = 1
+    # and pow(1, y) = 1 even for NaN, pow(-1, +-inf) = 1, the signs of odd integer powers
+    # of -0 and -inf (test_pow_special_matrix checks it against the rules and torch).
+    "pow": FLOAT32_CONTEXT.pow,
 }
 
 
@@ -140,6 +147,8 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     random exponents (every binade, subnormals included), floats within 2^-6 of 1 (small
     results, where relative accuracy is hardest), floats in [0.5, 2), and opsim's random
     mixture (negative numbers, NaNs, infinities)."""
+    if op_name == "pow":
+        return pow_vectors(rng, n)
     k = n // 4
     any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
     near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
@@ -170,6 +179,81 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
                             octave.view(U32), mixture])]
 
 
+# Every pair of these is in pow's special matrix (NaN, infinities, zeros, +-1 and its
+# neighbours, halves, small integers and 2.5, subnormals, the smallest normal, the largest
+# float, all of both signs).
+POW_SPECIALS = [float("nan"), float("inf"), 0.0, 1.0, 0.5, 2.0, 3.0, 2.5, 2.0**-149,
+                3.0e-39, 2.0**-126, float(np.finfo(F32).max), 1.0 + 2.0**-23, 1.0 - 2.0**-24]
+POW_SPECIALS += [-v for v in POW_SPECIALS]
+
+
+def pow_specials() -> list[np.ndarray]:
+    """The special matrix, and exact results: 2^k (k from -152 to 130), (-2)^k, 3^k
+    (k <= 15), 10^k, 5^k, 1.5^k, 0.5^k and 0.75^k for small |k| (3^k, 10^k up to 10^10 and
+    the others are exactly representable, and so must be exact)."""
+    s = np.array(POW_SPECIALS, F32).view(U32)
+    x, y = np.meshgrid(s, s, indexing="ij")
+    pairs = [(2.0, k) for k in range(-152, 131)] + [(-2.0, k) for k in range(-152, 131)]
+    pairs += [(b, k) for b in (3.0, -3.0, 10.0, -10.0, 5.0, 1.5, -1.5, 0.5, 0.75, 7.0)
+              for k in range(-20, 21)]
+    pairs += [(2.0**-149, 1.0), (2.0**-75, 2.0), (2.0**-50, 3.0), (2.0**-75, 2.5),
+              (2.0**64, 2.0), (2.0**64, 1.9921875), (2.0**63.5, 2.0), (0.5, 149.0)]
+    px, py = np.array(pairs, F32).T
+    return [np.concatenate([x.reshape(-1), px.view(U32)]),
+            np.concatenate([y.reshape(-1), py.view(U32)])]
+
+
+def pow_vectors(rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """pow's specials, then ``n`` random pairs in six parts (the first twice the size of
+    the others): x of any binade (subnormals included) with y chosen so that
+    t = y * log2|x| is uniform in [-155, 130] (the whole range of results; a quarter of
+    the x negative, with y rounded to an integer); results near overflow (t in
+    [126, 128.5]) and in the subnormal range (t in [-151, -124]); x within 2^-23 .. 2^-8
+    of 1 with the large y that keeps t in range (up to 2^31); negative x with integer y,
+    odd and even, half of them within 2^-15 of -1 (so |y| runs up to 2^30); small integer
+    powers of short significands (results exact or nearly); and opsim's random mixture
+    for both operands (NaNs, infinities, any exponents)."""
+    k = n // 7
+    x = rng.integers(1, 0x7F80_0000, 5 * k, dtype=U32).view(F32).astype(np.float64)
+    x[x == 1.0] = 2.0
+    t = np.concatenate([rng.uniform(-155, 130, 2 * k), rng.uniform(126, 128.5, k // 2),
+                        rng.uniform(-151, -124, k - k // 2), rng.uniform(-150, 128, 2 * k)])
+    near = slice(3 * k, 4 * k)  # x near 1: |x - 1| from 2^-23 to 2^-8
+    x[near] = 1.0 + rng.choice([-1.0, 1.0], k) * np.round(2.0 ** rng.uniform(0, 15, k)) * 2.0**-23
+    neg = slice(4 * k, 5 * k)  # negative x, integer y, half of them near -1
+    close = 1.0 + rng.choice([-1.0, 1.0], k) * np.round(2.0 ** rng.uniform(0, 8, k)) * 2.0**-23
+    x[neg] = np.where(rng.integers(0, 2, k).astype(bool), close, x[neg])
+    y = t / np.log2(x)
+    sign = rng.integers(0, 4, 5 * k) == 0  # else a quarter of the x negative, y integral
+    sign[neg] = True
+    y = np.where(sign, np.round(y), y)
+    x = np.where(sign, -x, x)
+    # small integer powers of short significands
+    short = (rng.integers(1, 1 << 12, k) * 2.0 ** rng.integers(-14, 2, k)).astype(F32)
+    short = np.where(rng.integers(0, 2, k).astype(bool), -short, short)
+    xs = np.concatenate([x.astype(F32), short]).view(U32)
+    ys = np.concatenate([y.astype(F32), rng.integers(-12, 13, k).astype(F32)]).view(U32)
+    m = n - 6 * k
+    xs = np.concatenate([xs, opsim.fp32_random(rng, m)])
+    ys = np.concatenate([ys, opsim.fp32_random(rng, m)])
+    sx, sy = pow_specials()
+    return [np.concatenate([sx, xs]), np.concatenate([sy, ys])]
+
+
+def pow_is_exact(operands: list[np.ndarray]) -> np.ndarray:
+    """Where the real x^y is a float32 (or 0, inf or NaN, decided by class): MPFR's value at
+    200 bits (exact for these) rounded to float32 changes nothing."""
+    columns = np.stack(operands, axis=1)
+    unique, inverse = np.unique(columns, axis=0, return_inverse=True)
+    with np.errstate(invalid="ignore"):
+        values = unique.view(F32).astype(np.float64).tolist()
+    out = []
+    for x, y in values:
+        wide = _WIDE.pow(x, y)
+        out.append(not gmpy2.is_finite(wide) or FLOAT32_CONTEXT.plus(wide) == wide)
+    return np.array(out)[inverse.reshape(-1)]
+
+
 def ulp_check(op_name: str, operands: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray,
                                                                   np.ndarray]:
     """(RTL bits, MPFR bits, ulp distance) over ``operands``."""
@@ -193,6 +277,12 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
     # Not finite, or exactly representable (log2 of a power of two, log(1), rsqrt of a
     # power of 4): exact.
     x = operands[0].view(F32)
+    if op_name == "pow":  # not finite, or exactly representable
+        exact = ~np.isfinite(want.view(F32)) | pow_is_exact(operands)
+        assert exact.sum() > 1000 and (dist[exact] == 0).all()
+        ref = opsim.reference_bits(op_name, "float32", operands)
+        assert ulp_distance(ref, want).max() <= 1
+        return
     exact = ~np.isfinite(want.view(F32)) | (x <= 0) | (x == 1)
     if op_name == "log2":
         exact |= np.frexp(x)[0] == 0.5
@@ -244,16 +334,61 @@ SPECIAL_RESULTS = {
 }
 
 
-@pytest.mark.parametrize("op_name", OPS_UNDER_TEST)
+@pytest.mark.parametrize("op_name", UNARY_UNDER_TEST)
 def test_special_values_and_canonical_nan(op_name):
     got = simulate(op_name, [np.array(_SPECIAL_INPUTS, U32)])
     assert [hex(g) for g in got] == [hex(w) for w in SPECIAL_RESULTS[op_name]]
 
 
+def _c99_pow(x: float, y: float) -> float | None:
+    """pow(x, y) by C99 Annex F.9.4.4's special-case rules, independent of any library;
+    None where no rule applies (a finite x^y to compute)."""
+    def odd(v: float) -> bool:
+        return math.isfinite(v) and v == math.floor(v) and math.fmod(v, 2.0) != 0
+
+    if y == 0 or x == 1:
+        return 1.0
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if math.isinf(y):
+        if x == -1:
+            return 1.0
+        return math.inf if (abs(x) > 1) == (y > 0) else 0.0
+    if x == 0:
+        return math.copysign(math.inf if y < 0 else 0.0, x if odd(y) else 1.0)
+    if math.isinf(x):
+        return math.copysign(0.0 if y < 0 else math.inf, x if odd(y) else 1.0)
+    if x < 0 and y != math.floor(y):
+        return math.nan
+    return None
+
+
+def test_pow_special_matrix():
+    """Every pair of POW_SPECIALS: where a C99 rule decides the result (NaN, 1, zeros and
+    infinities with their signs), the RTL, MPFR and torch.pow all give the rule's bits
+    (canonical NaN from the RTL); elsewhere the RTL is within 1 ulp of MPFR."""
+    s = np.array(POW_SPECIALS, F32)
+    x, y = (v.reshape(-1) for v in np.meshgrid(s, s, indexing="ij"))
+    operands = [x.view(U32), y.view(U32)]
+    got = simulate("pow", operands)
+    want = correctly_rounded("pow", operands)
+    rules = [_c99_pow(float(a), float(b)) for a, b in zip(x, y, strict=True)]
+    decided = np.array([r is not None for r in rules])
+    rule = np.array([0.0 if r is None else r for r in rules], F32).view(U32)
+    rule = np.where(np.isnan(rule.view(F32)), U32(0x7FC0_0000), rule)
+    assert decided.sum() > 250
+    assert [hex(v) for v in got[decided]] == [hex(v) for v in rule[decided]]
+    assert (ulp_distance(want, rule)[decided] == 0).all()  # MPFR follows C99 here
+    assert ulp_distance(got, want).max() <= 1
+    torch = pytest.importorskip("torch")
+    theirs = torch.pow(torch.from_numpy(x), torch.from_numpy(y)).numpy().view(U32)
+    assert (ulp_distance(theirs, rule)[decided] == 0).all()
+
+
 def test_log_table_is_generated():
     """fk_fp32_log_table.sv is what gen_log_table.py produces, and the constants
     hard-coded in fk_fp32_log_core.sv (and the natural-log ones in fk_fp32_log1p.sv, its
-    widened copy) are the ones it prints."""
+    widened copy, and fk_fp32_pow.sv's wider q(z)) are the ones it prints."""
     import importlib.util
 
     path = opsim.OPLIB_DIR / "gen_log_table.py"
@@ -271,6 +406,10 @@ def test_log_table_is_generated():
         if name.startswith("LN"):
             sign = "-" if value < 0 else ""
             assert f"{sign}{35 if name != 'LN2_Q58' else 60}'sd{abs(value)}" in log1p, name
+    pow_rtl = (opsim.OPLIB_DIR / "fk_fp32_pow.sv").read_text()
+    for name, value in gen.pow_constants().items():
+        sign = "-" if value < 0 else ""
+        assert re.search(rf"\b{name[4:]} = {sign}\d+'sd{abs(value)};", pow_rtl), name
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ zero divisors, empty, 0-d and odd-sized tensors).
 
 The only differences allowed are the op table's, listed in docs/runtime.md: NaN payloads,
 maximum/minimum/max of zeros of opposite sign, correctly rounded sqrt, exp, sigmoid, log, log2,
-exp2, tanh, expm1 and log1p within 2 ulp, and int32 INT32_MIN // -1 (where torch's CPU
+exp2, tanh, expm1, log1p and pow within 2 ulp, and int32 INT32_MIN // -1 (where torch's CPU
 kernel dies of SIGFPE, so it is never called here).
 """
 
@@ -109,7 +109,7 @@ def _documented(name: str, args, expected, actual, same: np.ndarray) -> np.ndarr
         assert (a.view(np.uint32) == want.view(np.uint32))[zero & ~same].all()
         return same | zero
     if name not in ("maximum", "minimum", "sqrt", "exp", "sigmoid", "log", "log2", "exp2",
-                    "tanh", "expm1", "log1p"):
+                    "tanh", "expm1", "log1p", "pow"):
         return same
     inputs = [np.broadcast_to(np.atleast_1d(t.to(torch.float32).numpy()), e.shape)
               for t in args]
@@ -123,7 +123,7 @@ def _documented(name: str, args, expected, actual, same: np.ndarray) -> np.ndarr
             exact = np.sqrt(inputs[0])
         assert (np.isnan(exact) & np.isnan(a) | (exact.view(np.uint32) == a.view(np.uint32))).all()
         return same | (_ulps(e, a) <= 1)
-    if name in ("exp", "sigmoid", "log", "log2", "exp2", "tanh", "expm1", "log1p"):
+    if name in ("exp", "sigmoid", "log", "log2", "exp2", "tanh", "expm1", "log1p", "pow"):
         close = _ulps(e, a) <= 2
         if name == "sigmoid":  # torch's float32 exp(-x) overflows: 0, not the subnormal
             close |= (inputs[0] < -88.72) & (e == 0) & (a > 0) & (a < 1.2e-38)
@@ -144,6 +144,9 @@ ALLOWED_FALLBACKS = {
     ("softsign", "int"): "abs(x) + 1 of integers",
     ("hardtanh", "fractional"): "a fractional scalar for the int32 kernel",
     ("addcmul", "fractional"): "a fractional scalar for the int32 kernel",
+    # torch.pow of integers is integer exponentiation (in int32, wrapping); the kernel is
+    # float32 only
+    ("pow", "int"): "no torch.int32 variant of the kernel",
 }
 
 

@@ -14,6 +14,7 @@ float tanh(float x);
 float expm1(float x);
 float fma(float x, float y, float z);
 float fmod(float x, float y);
+float pow(float x, float y);
 float fabs(float x);
 int signbit(float x);
 double nan(const char* tag);

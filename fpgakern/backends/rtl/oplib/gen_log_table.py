@@ -1,5 +1,6 @@
 """Generate fk_fp32_log_table.sv, the tables of the fp32 log/log2 core (fk_fp32_log_core),
-and print the polynomial and scaling constants hard-coded in fk_fp32_log_core.sv.
+and print the polynomial and scaling constants hard-coded in fk_fp32_log_core.sv (and
+the wider polynomial's, in fk_fp32_pow.sv).
 
 Run from anywhere with the project installed: ``python
 fpgakern/backends/rtl/oplib/gen_log_table.py [--check]`` (the command line is
@@ -78,6 +79,19 @@ def constants() -> dict[str, int]:
     return out
 
 
+# fk_fp32_pow's wider q(z) (log2 only): two more Taylor terms, and the fraction bits each
+# Horner step keeps (the z^(n-1) coefficient is multiplied by z^(n-1), |z| < 2^-7).
+POW_C_BITS = (47, 46, 40, 32, 32, 32)
+
+
+def pow_constants() -> dict[str, int]:
+    """fk_fp32_pow's q(z) = log2(e) * (1 - z/2 + z^2/3 - z^3/4 + z^4/5 - z^5/6):
+    POW_Cn, the z^(n-1) coefficient with POW_C_BITS[n-1] fraction bits."""
+    scale = 1 / ln2()
+    return {f"POW_C{k}": _round(scale * (-1) ** (k + 1) / k * (1 << bits))
+            for k, bits in enumerate(POW_C_BITS, start=1)}
+
+
 def render() -> str:
     n = 1 << INDEX_BITS
     lw = L_BITS + 1
@@ -115,7 +129,7 @@ def render() -> str:
 def notes() -> list[str]:
     """The constants, one line each, printed after writing the file."""
     return [f"{name} = {value} ({value.bit_length() + 1} bits signed)"
-            for name, value in constants().items()]
+            for name, value in {**constants(), **pow_constants()}.items()]
 
 
 def main() -> int:

@@ -6,6 +6,7 @@ fk_delay.sv
 fk_fifo.sv
 fk_ram.sv
 fk_valid_delay.sv
+fk_fp32_exp2_fixed.sv
 fk_fp32_exp_core.sv
 fk_fp32_exp_table.sv
 fk_fp32_mul.sv
