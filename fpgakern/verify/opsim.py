@@ -59,6 +59,7 @@ def module_sources(module: str, folder: Path | None = None) -> list[Path]:
 
 def _build_key(module: str, arity: int, sources: Sequence[Path]) -> str:
     return key_of(module, str(arity), verilator.version(), *VERILATOR_FLAGS,
+                  *verilator.make_variables(),
                   *(path.name.encode() + b"\0" + path.read_bytes()
                     for path in (*sources, HARNESS)))
 

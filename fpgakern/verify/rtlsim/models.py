@@ -100,6 +100,7 @@ def source_texts(files: Sequence[Path]) -> dict[str, bytes]:
 def build_key(name: str, texts: dict[str, bytes], waves: bool, cxx_opt: str,
               hierarchical: bool = False) -> str:
     return key_of(name, verilator.version(), " ".join(verilator.FLAGS), " ".join(WARNING_FLAGS),
+                  " ".join(verilator.make_variables()),
                   TIMESCALE, str(cocotb_libs_dir()), f"waves={waves and wave_format()}",
                   cxx_opt, *(["--hierarchical"] if hierarchical else []),
                   *(file_name.encode() + b"\0" + texts[file_name] for file_name in sorted(texts)))
