@@ -1,5 +1,5 @@
 """Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, log1p, rsqrt,
-exp2, tanh, expm1, pow; int32 div) over >= 1M inputs each in Verilator and report mismatches
+exp2, tanh, expm1, pow, atan2; int32 div) over >= 1M inputs each in Verilator and report mismatches
 (bit-exact ops, against the op table's numpy references) and, for the transcendental ops,
 the ulp error distribution against the correctly rounded float32 result computed with MPFR
 (gmpy2), not against another float32 library; beside it, torch's own CPU float32 distance
@@ -29,9 +29,9 @@ the series to the logarithm of 1 + x at 2^-4, and 1 + x from 2^-24 to 1/2 (cance
 The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
 targeted random inputs, for exp/sigmoid the whole interesting range, subnormal results
 included) or tests/oplib/test_transcendental.py's (log, log2, log1p, rsqrt, exp2, tanh,
-expm1, pow: pairs of operands), plus the special values; the MPFR reference is test_transcendental's
-``correctly_rounded``. Prints a Markdown table; nothing is estimated, every figure is
-measured here.
+expm1, and pow and atan2 on pairs of operands), plus the special values; the MPFR reference
+is test_transcendental's ``correctly_rounded``. Prints a Markdown table; nothing is
+estimated, every figure is measured here.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20260522)
     parser.add_argument("--ops", default="div:float32,sqrt:float32,exp:float32,"
                         "sigmoid:float32,log:float32,log2:float32,rsqrt:float32,exp2:float32,tanh:float32,"
-                        "expm1:float32,log1p:float32,pow:float32,"
+                        "expm1:float32,log1p:float32,pow:float32,atan2:float32,"
                         "div:int32")
     parser.add_argument("--exhaustive", action="store_true",
                         help="every float in the ranges listed in the module docstring")

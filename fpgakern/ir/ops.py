@@ -745,6 +745,13 @@ def _float64_then_round(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarr
     return reference
 
 
+def _atan2(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """torch.atan2(input = y, other = x): np.arctan2 in float64, rounded once to float32
+    (C99 Annex F's special values: atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) = +-3pi/4)."""
+    with np.errstate(all="ignore"):
+        return np.arctan2(y.astype(np.float64), x.astype(np.float64)).astype(y.dtype)
+
+
 def _hls_math(name: str) -> VitisImpl:
     """A function of Vitis' HLS math library (UG1399, "HLS Math Library Accuracy": the
     bit-approximate functions differ from the C library by typically 1-4 ulp; no
@@ -816,6 +823,11 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_pow", 30)},
        vitis=_hls_math("pow")),
+    Op("atan2", 2, "elementwise", FLOAT, _atan2, "hls::atan2({0}, {1})",
+       "angle of the point (x, y) = (b, a), in [-pi, pi]: atan2(y, x), y first as torch",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_atan2", 31)},
+       vitis=_hls_math("atan2")),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (

@@ -63,6 +63,9 @@ inline float log1p(float x) { return FPGAKERN_CSIM_FLUSH(std::log1p(FPGAKERN_CSI
 inline float exp2(float x) { return FPGAKERN_CSIM_FLUSH(std::exp2(FPGAKERN_CSIM_FLUSH(x))); }
 inline float tanh(float x) { return FPGAKERN_CSIM_FLUSH(std::tanh(FPGAKERN_CSIM_FLUSH(x))); }
 inline float expm1(float x) { return FPGAKERN_CSIM_FLUSH(std::expm1(FPGAKERN_CSIM_FLUSH(x))); }
+inline float atan2(float y, float x) {
+  return FPGAKERN_CSIM_FLUSH(std::atan2(FPGAKERN_CSIM_FLUSH(y), FPGAKERN_CSIM_FLUSH(x)));
+}
 // std::fma rounds once. Whether the Vitis hls::fma does on UltraScale+ is not documented
 // (docs/vitis.md, "fma"): this is fpgakern's contract, not a model of Vitis.
 inline float fma(float x, float y, float z) {

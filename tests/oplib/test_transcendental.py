@@ -1,6 +1,6 @@
-"""The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow) against the
-correctly rounded float32 result, computed with MPFR through gmpy2 (not against another
-float32 library): each stays within the ulp bound docs/operators.md states for its RTL
+"""The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow, atan2)
+against the correctly rounded float32 result, computed with MPFR through gmpy2 (not against
+another float32 library): each stays within the ulp bound docs/operators.md states for its RTL
 (the op table's contract is looser). Special values (NaN, +-inf, +-0, negative numbers,
 subnormal inputs, 1 and its neighbours) must equal the correctly rounded result bit for
 bit, NaNs being canonical.
@@ -28,7 +28,7 @@ F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
 STATED_ULPS = {"log": 1, "log2": 1, "log1p": 1, "rsqrt": 1, "exp2": 1, "tanh": 1,
-               "expm1": 1, "pow": 1}
+               "expm1": 1, "pow": 1, "atan2": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 UNARY_UNDER_TEST = [op for op in OPS_UNDER_TEST if OPS[op].arity == 1]
 
@@ -65,6 +65,9 @@ MPFR_FUNCTIONS: dict[str, Callable[..., object]] = {
     # and pow(1, y) = 1 even for NaN, pow(-1, +-inf) = 1, the signs of odd integer powers
     # of -0 and -inf (test_pow_special_matrix checks it against the rules and torch).
     "pow": FLOAT32_CONTEXT.pow,
+    # atan2(y, x), y first as torch; MPFR follows C99 Annex F on zeros and infinities
+    # (atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) = +-3pi/4), as torch does
+    "atan2": FLOAT32_CONTEXT.atan2,
 }
 
 
@@ -149,6 +152,8 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     mixture (negative numbers, NaNs, infinities)."""
     if op_name == "pow":
         return pow_vectors(rng, n)
+    if op_name == "atan2":
+        return _atan2_vectors(rng, n)
     k = n // 4
     any_positive = rng.integers(0, 0x7F80_0000, k, dtype=U32)
     near_one = (1.0 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, -6, k)).astype(F32)
@@ -252,6 +257,65 @@ def pow_is_exact(operands: list[np.ndarray]) -> np.ndarray:
         wide = _WIDE.pow(x, y)
         out.append(not gmpy2.is_finite(wide) or FLOAT32_CONTEXT.plus(wide) == wide)
     return np.array(out)[inverse.reshape(-1)]
+# atan2's named operands: NaNs, infinities, zeros, +-1, +-2, subnormals (smallest,
+# largest, one between), the smallest normal, the largest float, both signs.
+_ATAN2_NAMED = np.array([0x7FC0_0000, 0xFFC0_1234, 0x7F80_0001] + [
+    s | v for s in (0, 0x8000_0000) for v in (
+        0x7F80_0000, 0, 0x3F80_0000, 0x4000_0000, 1, 3, 0x0040_0000, 0x007F_FFFF,
+        0x0080_0000, 0x7F7F_FFFF)], U32)
+
+
+def _atan2_specials() -> list[np.ndarray]:
+    """(y, x) pairs: every pair of named operands; |y| = |x| and the 40 floats beside it
+    (results near pi/4 and 3pi/4); y/x beside every edge of the table's intervals
+    (i/64), beside 2^-15 and 2^-16 (where g becomes a constant) and 2^-29 and 2^-30
+    (where the rounding becomes correct), in all four quadrants; subnormal results:
+    y/x from 2^-152 to 2^-120, ties between subnormals included (3 * 2^-149 / 2)."""
+    ny, nx = np.meshgrid(_ATAN2_NAMED, _ATAN2_NAMED, indexing="ij")
+    ys, xs = [ny.reshape(-1)], [nx.reshape(-1)]
+    quadrants = [(sy, sx) for sy in (0, 0x8000_0000) for sx in (0, 0x8000_0000)]
+    for sy, sx in quadrants:
+        for base in (1.0, 3.0, 2.0**-100, 2.0**100, 2.0**-140):
+            ratios = [i / 64 for i in range(1, 65)] + [2.0**-15, 2.0**-16, 2.0**-29, 2.0**-30]
+            for flip in (False, True):  # y/x and x/y
+                x = np.full(len(ratios), base, F32)
+                y = (np.array(ratios) * base).astype(F32)
+                if flip:
+                    x, y = y, x
+                around_y = _around(y.view(F32).tolist(), 20)
+                ys.append(around_y | U32(sy))
+                xs.append(np.repeat(x.view(U32), 41) | U32(sx))
+    tiny_y = np.array([1, 2, 3, 5, 0x7F_FFFF, 0x80_0000, 0x3F80_0000, 0x3FC0_0000], U32)
+    big_x = np.array([2.0**e for e in range(0, 33)] + [1.5 * 2.0**e for e in range(0, 33)],
+                     F32).view(U32)
+    ty, tx = np.meshgrid(tiny_y, big_x, indexing="ij")
+    for sy, sx in quadrants:
+        ys.append(ty.reshape(-1) | U32(sy))
+        xs.append(tx.reshape(-1) | U32(sx))
+    return [np.concatenate(ys), np.concatenate(xs)]
+
+
+def _atan2_vectors(rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """Specials first, then ``n`` random (y, x) pairs in four parts: uniformly random
+    finite bit patterns of both signs (every binade combination, subnormals included);
+    |y| ~ |x| (y = x (1 + u 2^-v), results near +-pi/4 and +-3pi/4); y/x = 2^w for w
+    uniform in [-160, 160] (results near 0, +-pi/2 and +-pi, subnormal results); and
+    opsim's random pairs (NaNs, infinities, near pairs)."""
+    k = n // 4
+    sign = lambda: rng.integers(0, 2, k, dtype=U32) << U32(31)  # noqa: E731
+    any_y = rng.integers(0, 0x7F80_0000, k, dtype=U32) | sign()
+    any_x = rng.integers(0, 0x7F80_0000, k, dtype=U32) | sign()
+    x_near = 2.0 ** rng.uniform(-120, 120, k)
+    y_near = x_near * (1 + rng.uniform(-1, 1, k) * 2.0 ** rng.uniform(-24, 0, k))
+    x_ratio = rng.uniform(1, 2, k) * 2.0 ** rng.uniform(-60, 60, k)
+    y_ratio = x_ratio * rng.uniform(1, 2, k) * 2.0 ** rng.uniform(-160, 160, k)
+    with np.errstate(over="ignore"):
+        y_near, x_near, y_ratio, x_ratio = (v.astype(F32).view(U32) | sign()
+                                            for v in (y_near, x_near, y_ratio, x_ratio))
+    mix_y, mix_x = opsim.fp32_random_pairs(rng, n - 3 * k)
+    special_y, special_x = _atan2_specials()
+    return [np.concatenate([special_y, any_y, y_near, y_ratio, mix_y]),
+            np.concatenate([special_x, any_x, x_near, x_ratio, mix_x])]
 
 
 def ulp_check(op_name: str, operands: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray,
@@ -296,6 +360,14 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
                  | (x > 88.8))
     if op_name == "tanh":  # x itself below 2^-12, +-1 beyond 9.1
         exact = ~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-12) | (np.abs(x) > 9.1)
+    if op_name == "atan2":  # zeros, infinities, NaNs; |y/x| < 2^-30 (atan(r) correctly
+        # rounded, subnormal results among them) or > 2^30 (pi/2 +- r, pi - r: far from
+        # any rounding boundary)
+        with np.errstate(all="ignore"):  # signalling NaNs become quiet ones
+            yy, xx = (o.view(F32).astype(np.float64) for o in operands)
+            ratio = np.abs(yy / xx)
+        exact = (~np.isfinite(want.view(F32)) | (yy == 0) | (xx == 0) | np.isinf(yy)
+                 | np.isinf(xx) | (ratio < 2.0**-30) | (ratio > 2.0**30))
     if op_name == "exp2":  # 2^k for an integer k, overflow, or below half the smallest
         with np.errstate(invalid="ignore"):
             integral = x == np.round(x)
@@ -383,6 +455,36 @@ def test_pow_special_matrix():
     torch = pytest.importorskip("torch")
     theirs = torch.pow(torch.from_numpy(x), torch.from_numpy(y)).numpy().view(U32)
     assert (ulp_distance(theirs, rule)[decided] == 0).all()
+_PI, _PI2, _PI4, _PI34 = 0x4049_0FDB, 0x3FC9_0FDB, 0x3F49_0FDB, 0x4016_CBE4  # float32
+_NEG = 0x8000_0000
+# (y, x, atan2(y, x)): C99 Annex F (and torch) on NaNs, zeros and infinities, +-pi/4,
+# +-3pi/4, and the smallest results: y/x = 2^-150 and 3 * 2^-150 lie halfway between
+# subnormals, and atan2 (a little less) rounds them down; 2^-149 / 1 is 2^-149.
+ATAN2_SPECIALS = [
+    (0x7FC0_0000, 0x3F80_0000, 0x7FC0_0000), (0x3F80_0000, 0xFFC0_1234, 0x7FC0_0000),
+    (0x7F80_0001, 0xFF80_0000, 0x7FC0_0000), (0, 0, 0), (_NEG, 0, _NEG), (0, _NEG, _PI),
+    (_NEG, _NEG, _NEG | _PI), (0, 0xBF80_0000, _PI), (_NEG, 0xBF80_0000, _NEG | _PI),
+    (0, 0x3F80_0000, 0), (_NEG, 0x3F80_0000, _NEG), (0, 0x7F80_0000, 0),
+    (0, 0xFF80_0000, _PI), (0xBF80_0000, 0, _NEG | _PI2), (0x3F80_0000, _NEG, _PI2),
+    (0x0000_0001, _NEG, _PI2), (0x3F80_0000, 0xFF80_0000, _PI),
+    (0xBF80_0000, 0xFF80_0000, _NEG | _PI), (0x3F80_0000, 0x7F80_0000, 0),
+    (0xBF80_0000, 0x7F80_0000, _NEG), (0x7F80_0000, 0x3F80_0000, _PI2),
+    (0xFF80_0000, 0xBF80_0000, _NEG | _PI2), (0x7F80_0000, 0, _PI2),
+    (0x7F80_0000, 0xFF80_0000, _PI34), (0xFF80_0000, 0xFF80_0000, _NEG | _PI34),
+    (0x7F80_0000, 0x7F80_0000, _PI4), (0xFF80_0000, 0x7F80_0000, _NEG | _PI4),
+    (0x3F80_0000, 0x3F80_0000, _PI4), (0xBF80_0000, 0xBF80_0000, _NEG | _PI34),
+    (0x0000_0001, 0x4000_0000, 0), (0x0000_0003, 0x4000_0000, 0x0000_0001),
+    (0x8000_0001, 0x3F80_0000, 0x8000_0001), (0x7F7F_FFFF, 0x0000_0001, _PI2),
+    (0x0000_0001, 0x7F7F_FFFF, 0), (0x0000_0001, 0xFF7F_FFFF, _PI),
+]
+
+
+def test_atan2_special_values_and_canonical_nan():
+    """Every case of C99 Annex F's atan2 list, bit for bit, in MPFR and in the RTL."""
+    y, x, want = (np.array(column, U32) for column in zip(*ATAN2_SPECIALS, strict=True))
+    assert (ulp_distance(correctly_rounded("atan2", [y, x]), want) == 0).all()  # NaN's sign
+    got = simulate("atan2", [y, x])
+    assert [hex(g) for g in got] == [hex(w) for w in want]
 
 
 def test_log_table_is_generated():
@@ -410,6 +512,22 @@ def test_log_table_is_generated():
     for name, value in gen.pow_constants().items():
         sign = "-" if value < 0 else ""
         assert re.search(rf"\b{name[4:]} = {sign}\d+'sd{abs(value)};", pow_rtl), name
+
+
+def test_atan_table_is_generated():
+    """fk_fp32_atan_table.sv is what gen_atan_table.py produces, and the pi and pi/2
+    hard-coded in fk_fp32_atan2.sv are the ones it prints."""
+    import importlib.util
+
+    path = opsim.OPLIB_DIR / "gen_atan_table.py"
+    spec = importlib.util.spec_from_file_location("gen_atan_table", path)
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (opsim.OPLIB_DIR / "fk_fp32_atan_table.sv").read_text() == gen.render()
+    operator = (opsim.OPLIB_DIR / "fk_fp32_atan2.sv").read_text()
+    for name, value in gen.constants().items():
+        assert f"{name:<11} = 42'd{value};" in operator, name
 
 
 @pytest.mark.slow
