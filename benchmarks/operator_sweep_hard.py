@@ -1,9 +1,9 @@
 """Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, log1p, rsqrt,
-exp2, tanh, expm1, pow, atan2; int32 div) over >= 1M inputs each in Verilator and report mismatches
-(bit-exact ops, against the op table's numpy references) and, for the transcendental ops,
-the ulp error distribution against the correctly rounded float32 result computed with MPFR
-(gmpy2), not against another float32 library; beside it, torch's own CPU float32 distance
-to MPFR and the RTL's distance to torch.
+exp2, tanh, expm1, pow, atan2, erf; int32 div) over >= 1M inputs each in Verilator and report
+mismatches (bit-exact ops, against the op table's numpy references) and, for the
+transcendental ops, the ulp error distribution against the correctly rounded float32 result
+computed with MPFR (gmpy2), not against another float32 library; beside it, torch's own CPU
+float32 distance to MPFR and the RTL's distance to torch.
 
     python benchmarks/operator_sweep_hard.py [--n 1000000] [--seed 20260522] [--ops exp,div]
     python benchmarks/operator_sweep_hard.py --exhaustive   # every float where it matters
@@ -23,15 +23,18 @@ series to the exponential at 2^-3, and the saturation to 1; and expm1 (against M
 the switch at 2^-3, and the largest cancellation in e^x - 1 (n = 0 and n = -1); and
 log1p (against MPFR) over [2^-24, 2^-23), [2^-5, 2^-4) and [2^-4, 2^-3), both signs, and
 [-1, -0.5) and [1, 2): the first binade off the identity, both sides of the switch from
-the series to the logarithm of 1 + x at 2^-4, and 1 + x from 2^-24 to 1/2 (cancellation).
+the series to the logarithm of 1 + x at 2^-4, and 1 + x from 2^-24 to 1/2 (cancellation);
+and erf (against MPFR) over every positive subnormal, [2^-25, 2^-23), [1, 2) and [2, 4),
+positive (erf is odd and the RTL works on |x|): the tiny range x * 2/sqrt(pi) and the
+first binade of the polynomial, the table's intervals from 1 to 4 and the saturation.
 ``--only log,log2`` limits it to some of these ops.
 
 The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
 targeted random inputs, for exp/sigmoid the whole interesting range, subnormal results
 included) or tests/oplib/test_transcendental.py's (log, log2, log1p, rsqrt, exp2, tanh,
-expm1, and pow and atan2 on pairs of operands), plus the special values; the MPFR reference
-is test_transcendental's ``correctly_rounded``. Prints a Markdown table; nothing is
-estimated, every figure is measured here.
+expm1, erf, and pow and atan2 on pairs of operands), plus the special values; the MPFR
+reference is test_transcendental's ``correctly_rounded``. Prints a Markdown table; nothing
+is estimated, every figure is measured here.
 """
 
 from __future__ import annotations
@@ -116,6 +119,7 @@ def exhaustive(hard, trans) -> bool:  # noqa: ANN001
         "tanh": [(e, 0) for e in (115, 123, 124, 130)],
         "expm1": [(e, s) for s in (0, 1) for e in (103, 123, 124, 126)],
         "log1p": [(e, s) for s in (0, 1) for e in (103, 122, 123)] + [(126, 1), (127, 0)],
+        "erf": [(e, 0) for e in (0, 102, 103, 127, 128)],
     }
     only = set(filter(None, ONLY))
     for op_name, binades in plans.items():
@@ -156,7 +160,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20260522)
     parser.add_argument("--ops", default="div:float32,sqrt:float32,exp:float32,"
                         "sigmoid:float32,log:float32,log2:float32,rsqrt:float32,exp2:float32,tanh:float32,"
-                        "expm1:float32,log1p:float32,pow:float32,atan2:float32,"
+                        "expm1:float32,log1p:float32,pow:float32,atan2:float32,erf:float32,"
                         "div:int32")
     parser.add_argument("--exhaustive", action="store_true",
                         help="every float in the ranges listed in the module docstring")

@@ -22,6 +22,7 @@ operator file); the parser, type checker, generators and verifiers read it from 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -791,6 +792,14 @@ def _rsqrt(x: np.ndarray) -> np.ndarray:
         return (np.float32(1.0) / np.sqrt(x)).astype(x.dtype)
 
 
+def _erf(x: np.ndarray) -> np.ndarray:
+    """math.erf (the C library's double erf) elementwise: numpy has no erf."""
+    return np.asarray(_ERF_ELEMENTWISE(x), dtype=np.float64)
+
+
+_ERF_ELEMENTWISE = np.frompyfunc(math.erf, 1, 1)
+
+
 # fsqrt then fdiv: Vitis binds both to Floating-Point Operator cores, IEEE-rounded, so
 # the HLS result is torch's bit for bit (hls::rsqrt, bit-approximate, would not be).
 _RSQRT = VitisImpl("Floating-Point Operator cores (fsqrt, then fdiv)", "flush",
@@ -828,6 +837,11 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_atan2", 31)},
        vitis=_hls_math("atan2")),
+    Op("erf", 1, "elementwise", FLOAT, _float64_then_round(_erf), "hls::erf({0})",
+       "error function; +-1 from |x| = 3.9192059 (0x407AD445) on",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_erf", 15)},
+       vitis=_hls_math("erf")),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (

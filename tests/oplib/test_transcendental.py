@@ -1,5 +1,5 @@
-"""The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow, atan2)
-against the correctly rounded float32 result, computed with MPFR through gmpy2 (not against
+"""The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow, atan2,
+erf) against the correctly rounded float32 result, computed with MPFR through gmpy2 (not against
 another float32 library): each stays within the ulp bound docs/operators.md states for its RTL
 (the op table's contract is looser). Special values (NaN, +-inf, +-0, negative numbers,
 subnormal inputs, 1 and its neighbours) must equal the correctly rounded result bit for
@@ -28,9 +28,11 @@ F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
 STATED_ULPS = {"log": 1, "log2": 1, "log1p": 1, "rsqrt": 1, "exp2": 1, "tanh": 1,
-               "expm1": 1, "pow": 1, "atan2": 1}
+               "expm1": 1, "pow": 1, "atan2": 1, "erf": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 UNARY_UNDER_TEST = [op for op in OPS_UNDER_TEST if OPS[op].arity == 1]
+# The smallest float whose erf rounds to 1 (fk_fp32_erf's saturation, 0x407AD445).
+ERF_ONE = float(np.array(0x407A_D445, np.uint32).view(np.float32))
 
 # float32 as an MPFR context: 24-bit significands, exponents of MPFR's 0.1xxx * 2^e form
 # (largest finite 0.11..1 * 2^128, smallest subnormal 0.1 * 2^-148), subnormal results
@@ -68,6 +70,7 @@ MPFR_FUNCTIONS: dict[str, Callable[..., object]] = {
     # atan2(y, x), y first as torch; MPFR follows C99 Annex F on zeros and infinities
     # (atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) = +-3pi/4), as torch does
     "atan2": FLOAT32_CONTEXT.atan2,
+    "erf": FLOAT32_CONTEXT.erf,
 }
 
 
@@ -129,6 +132,14 @@ def specials(op_name: str) -> np.ndarray:
         edges = [s * v for s in (1.0, -1.0) for v in (2.0**-24, 2.0**-3, 0.25, 0.693147, 1.0,
                                                       17.33, 88.72, 128.0)]
         return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600)])
+    if op_name == "erf":  # the tiny range's edge 2^-24, where x * 2^38 leaves 0, the
+        # subnormal/normal edge, the table's interval edges k/8, the saturation at
+        # 0x407AD445 and 4
+        edges = [s * v for s in (1.0, -1.0) for v in (2.0**-126, 2.0**-24, 2.0**-38, 1.0,
+                                                      ERF_ONE, 4.0)]
+        steps = [s * k / 8 for s in (1.0, -1.0) for k in range(1, 32)]
+        return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600),
+                               _around(steps, 40)])
     if op_name == "tanh":  # the range edges 2^-12, 2^-3 and 64, saturation near 9.01
         edges = [s * v for s in (1.0, -1.0) for v in (2.0**-12, 2.0**-3, 0.25, 1.0, 9.0,
                                                       9.01, 9.1, 64.0)]
@@ -168,6 +179,13 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
         any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
         octave = rng.uniform(-20.0, 90.0, k).astype(F32)
         near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-26, -2, k)).astype(F32)
+    if op_name == "erf":  # every binade of both signs, [-5, 5], 2^-40 .. 4 of both signs
+        # and subnormals
+        any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
+        octave = rng.uniform(-5.0, 5.0, k).astype(F32)
+        near_one = np.concatenate([
+            rng.choice([-1.0, 1.0], k - k // 4) * 2.0 ** rng.uniform(-40, 2, k - k // 4),
+            rng.integers(1, 0x80_0000, k // 4, dtype=U32).view(F32)]).astype(F32)
     if op_name == "tanh":  # every binade of both signs, [-10, 10], and 2^-14 .. 2^-2
         any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
         octave = rng.uniform(-10.0, 10.0, k).astype(F32)
@@ -368,6 +386,10 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
             ratio = np.abs(yy / xx)
         exact = (~np.isfinite(want.view(F32)) | (yy == 0) | (xx == 0) | np.isinf(yy)
                  | np.isinf(xx) | (ratio < 2.0**-30) | (ratio > 2.0**30))
+    if op_name == "erf":  # correctly rounded below 2^-24 (subnormals, zeros), +-1 from
+        # the saturation on
+        exact = (~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-24)
+                 | (np.abs(x) >= ERF_ONE))
     if op_name == "exp2":  # 2^k for an integer k, overflow, or below half the smallest
         with np.errstate(invalid="ignore"):
             integral = x == np.round(x)
@@ -403,6 +425,10 @@ SPECIAL_RESULTS = {
     # expm1(-1), (-inf) = -1, tiny x (subnormals, zeros) is x, (+inf) = +inf, expm1(1)
     "expm1": [0x7FC0_0000] * 3 + [0xBF21_D2A7, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
                                   0x7F80_0000, 0x3FDB_F0A9, 0x0000_0001],
+    # erf(-1), (-inf) = -1, (-2^-149) = -2^-149 (1.128 rounds to 1), -0, +0, (+inf) = 1,
+    # erf(1), (2^-149)
+    "erf": [0x7FC0_0000] * 3 + [0xBF57_BB3D, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
+                                0x3F80_0000, 0x3F57_BB3D, 0x0000_0001],
 }
 
 
@@ -528,6 +554,21 @@ def test_atan_table_is_generated():
     operator = (opsim.OPLIB_DIR / "fk_fp32_atan2.sv").read_text()
     for name, value in gen.constants().items():
         assert f"{name:<11} = 42'd{value};" in operator, name
+
+
+def test_erf_table_is_generated():
+    """fk_fp32_erf_table.sv is what gen_erf_table.py produces, and fk_fp32_erf.sv's C_TINY
+    is the constant it prints."""
+    import importlib.util
+
+    path = opsim.OPLIB_DIR / "gen_erf_table.py"
+    spec = importlib.util.spec_from_file_location("gen_erf_table", path)
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (opsim.OPLIB_DIR / "fk_fp32_erf_table.sv").read_text() == gen.render()
+    rtl = (opsim.OPLIB_DIR / "fk_fp32_erf.sv").read_text().replace("_", "")
+    assert f"C TINY = 48'h{gen.c_tiny():012X};".replace(" ", "") in rtl.replace(" ", "")
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ float exp2(float x);
 float tanh(float x);
 float expm1(float x);
 float atan2(float y, float x);
+float erf(float x);
 float fma(float x, float y, float z);
 float fmod(float x, float y);
 float pow(float x, float y);
