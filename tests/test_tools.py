@@ -4,8 +4,8 @@ is a clear one-line ToolError."""
 
 from __future__ import annotations
 
-import shutil
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
