@@ -85,7 +85,7 @@ async def run_kernel(dut) -> None:
         try:
             run = await host.call(case.tensors, case.scalars,
                                   timeout_for(p, case.size, job["latency"]))
-            actual = combine(p, run.outputs, case.size)
+            actual = combine(p, run.outputs, case.size, run.sizes, case.tensors)
             expected = reference.expected_output(kernel, dtype.name, case)
             reduced = (reference.reduction_operand(kernel, dtype.name, case)
                        if kernel.is_reduction else None)
@@ -111,14 +111,21 @@ async def run_kernel(dut) -> None:
     assert not failed, f"{len(failed)} case(s) failed; first: {failed[0]['message']}"
 
 
-def combine(p, outputs: list[np.ndarray], n: int) -> np.ndarray:
+def combine(p, outputs: list[np.ndarray], n: int, sizes: list[int],
+            tensors: dict[str, np.ndarray]) -> np.ndarray:
     """The kernel's result from the per-CU outputs: concatenated, or for a reduction the
     partial results reduced again on the host (as a multi-CU host program does). A
     reduction whose finish the host applies (mean at multi-CU rungs: Plan.finish) is
     combined as the host does, by the combine op in CU order, then finished once over
-    all n (the sum of the CUs' sums divided by float(n))."""
+    all n (the sum of the CUs' sums divided by float(n)). An index reduction's CUs each
+    return an index into their share (of ``sizes`` elements): the host offsets them and
+    picks among the elements they name."""
     kernel = p.kernel
     reduction = kernel.reduction
+    if reduction is not None and reduction.picks is not None:
+        offsets = np.cumsum([0, *sizes[:-1]])
+        indices = np.array([o[0] for o in outputs], dtype=np.int64) + offsets
+        return reduction.pick_among(tensors[kernel.inputs[0]][indices], indices)
     if reduction is not None and reduction.finish is not None and p.finish is None:
         dtype = outputs[0].dtype
         result = outputs[0][:1].copy()

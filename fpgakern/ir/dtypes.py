@@ -47,6 +47,13 @@ DTYPES: dict[str, DType] = {
 }
 
 
+# Types only a kernel's result may have, never its elements: int64 for the index an
+# argmax returns, as torch returns it.
+RESULT_DTYPES: dict[str, DType] = {
+    **DTYPES, "int64": DType("int64", "i64", "int64_t", 64, False),
+}
+
+
 def dtype(name: str) -> DType:
     """Look a dtype up by name; KeyError names the known ones."""
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from fpgakern.ir import expr
-from fpgakern.ir.dtypes import DTYPES, DType
+from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES, DType
 from fpgakern.ir.ops import Accuracy, Op
 
 # What shape of computation a kernel is; every generator and checker dispatches on it,
@@ -90,7 +90,7 @@ class Kernel:
         return root.args[0] if self.is_reduction and isinstance(root, expr.Apply) else root
 
     def output_dtype(self, dtype_name: str) -> DType:
-        return DTYPES[self.graph(dtype_name).dtype]
+        return RESULT_DTYPES[self.graph(dtype_name).dtype]
 
     def accuracy(self, dtype_name: str) -> Accuracy:
         """The loosest accuracy class among the ops the kernel applies (exact < ulp <

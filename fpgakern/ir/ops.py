@@ -37,6 +37,10 @@ BOTH = FLOAT | INT
 
 _INT32_MIN = np.iinfo(np.int32).min
 
+# Index reductions (argmax, argmin): the element whose index the reduction returns is the
+# larger or the smaller of every pair it compares (Op.picks).
+Pick = Literal["larger", "smaller"]
+
 
 @dataclass(frozen=True)
 class Accuracy:
@@ -174,6 +178,15 @@ class Op:
     # Reductions only: the reduction whose RTL accumulator this one streams through
     # before its finish (mean: sum's); None for its own.
     accumulates: str | None = None
+    # Index reductions only (argmax, argmin): the result is the index, int64 as torch
+    # returns it, of the element this pick keeps over all others: the larger or the
+    # smaller value, NaN beating every number, and among equal values (-0 == +0, NaN ==
+    # NaN) the lower index. Partial results are (value, index) pairs merged by that rule
+    # (fk::pick in the HLS C++, fk_pick in the RTL), which orders all pairs totally, so any
+    # order of combination gives the same index. ``combine`` is then the comparison whose
+    # latency sizes the partials (maximum's or minimum's: fk_pick takes as long), and
+    # ``identity`` the value of an empty pair, whose index is above every element's.
+    picks: Pick | None = None
     # Cycles Vitis HLS takes for the op at HLS_CLOCK_MHZ, per dtype (combine ops only).
     hls_latency: Mapping[str, int] = field(default_factory=dict)
     # What real Vitis HLS builds for the float32 spelling (every op with a float32 operand
@@ -207,6 +220,15 @@ class Op:
         if self.combine in ORDER_SENSITIVE and dtype_name in FLOAT:
             return self.partials(dtype_name)
         return _power_of_two_at_least(OPS[self.combine].hls_latency[dtype_name])
+
+
+    def pick_among(self, values: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        """Index reductions: the winner among candidates (compute units' picks, in CU order:
+        their values and their indices into the whole input), as an int64 1-element array.
+        The reference picks among the values, a tie going to the first candidate, whose
+        index is the lowest."""
+        assert self.picks is not None, f"op {self.name} is not an index reduction"
+        return np.asarray(indices, dtype=np.int64)[self.reference(values)]
 
 
 def _power_of_two_at_least(latency: int) -> int:
@@ -411,6 +433,16 @@ def _reduce_pick(x: np.ndarray, take_larger: bool) -> np.ndarray:
         best = x.dtype.type(0.0) if take_larger and positive_zero else best
         best = x.dtype.type(-0.0) if not take_larger and negative_zero else best
     return np.array([best], dtype=x.dtype)
+
+
+def _argmax(x: np.ndarray) -> np.ndarray:
+    # numpy's argmax is torch's: the first NaN, else the first largest (-0 == +0);
+    # nothing to pick from raises ValueError.
+    return np.array([np.argmax(x)], dtype=np.int64)
+
+
+def _argmin(x: np.ndarray) -> np.ndarray:
+    return np.array([np.argmin(x)], dtype=np.int64)
 
 
 def _reduce_max(x: np.ndarray) -> np.ndarray:
@@ -877,6 +909,20 @@ _REDUCTIONS: tuple[Op, ...] = (
        combine="add", identity={"float32": -0.0}, finish="div", accumulates="sum",
        rtl={"float32": RtlImpl("fk_reduce_fp32_sum", 52)},
        vitis=_fp_core("fadd")),
+    Op("argmax", 1, "reduce", BOTH, _argmax, "fk::pick<true>({0}, {1})",
+       "index of the first largest element (the first NaN if any; -0 == +0)",
+       result_dtype="int64", picks="larger", combine="maximum",
+       identity={"float32": float("-inf"), "int32": int(_INT32_MIN)},
+       rtl={"float32": RtlImpl("fk_reduce_fp32_argmax", 3),
+            "int32": RtlImpl("fk_reduce_int32_argmax", 3)},
+       vitis=_COMPARE),
+    Op("argmin", 1, "reduce", BOTH, _argmin, "fk::pick<false>({0}, {1})",
+       "index of the first smallest element (the first NaN if any; -0 == +0)",
+       result_dtype="int64", picks="smaller", combine="minimum",
+       identity={"float32": float("inf"), "int32": int(np.iinfo(np.int32).max)},
+       rtl={"float32": RtlImpl("fk_reduce_fp32_argmin", 3),
+            "int32": RtlImpl("fk_reduce_int32_argmin", 3)},
+       vitis=_COMPARE),
 )
 
 OPS: dict[str, Op] = {op.name: op for op in (
@@ -926,6 +972,9 @@ def _check_table() -> None:
                         f"op {entry.name}: the HLS C++ combines {dtype} partials in the "
                         f"RTL's order, whose P is below Vitis' {vitis}-cycle "
                         f"{combine.name}")
+            assert (entry.picks is None) == (entry.result_dtype is None), (
+                f"op {entry.name}: a reduction returns its operands' dtype, or an index "
+                "(picks=, result_dtype='int64')")
         touches_float = "float32" in entry.dtypes or entry.result_dtype == "float32"
         assert (entry.vitis is not None) == touches_float, (
             f"op {entry.name}: an op with float32 operands or results states what Vitis "

@@ -9,7 +9,8 @@ the generated C++ host wrapper do, so that the three agree bit for bit:
   ``ceil(words / C)`` words; a CU whose share would be empty is not started;
 * each CU gets its own buffers (its own memory bank on a card);
 * a reduction's CUs each write one partial result, merged on the host in CU order with
-  the reduction's combine op.
+  the reduction's combine op; an index reduction's CUs each write the index of their pick
+  within their share, and the host picks among the elements they name.
 
 Inputs are 1-D, C-contiguous numpy arrays of the variant's dtype, of one length; anything
 else is a UsageError that says what to pass instead.
@@ -151,6 +152,17 @@ def finish(prepared: Prepared) -> np.ndarray:
         return prepared.output[:prepared.n].copy()
     reduction = p.kernel.reduction
     assert reduction is not None and reduction.combine is not None
+    if reduction.picks is not None:
+        # Each CU returned the index of its pick within its share: pick among the elements
+        # they name, a tie going to the lower CU.
+        if not prepared.shares:
+            raise UsageError(f"{p.kernel.qualname}: no element to pick an index of "
+                             f"(torch.{reduction.name} raises IndexError)")
+        local = [int(s.output[0]) for s in prepared.shares]
+        values = np.array([s.inputs[0][i] for s, i in zip(prepared.shares, local, strict=True)])
+        indices = [i + share_first(prepared, s)
+                   for s, i in zip(prepared.shares, local, strict=True)]
+        return reduction.pick_among(values, np.array(indices)).reshape(())
     dtype = p.kernel.output_dtype(p.dtype.name).numpy
     result = np.array([reduction.identity[p.dtype.name]], dtype=dtype)
     combine = OPS[reduction.combine].reference
@@ -164,6 +176,11 @@ def finish(prepared: Prepared) -> np.ndarray:
         with np.errstate(all="ignore"):
             result = OPS[reduction.finish].reference(result, count).astype(dtype)
     return result.reshape(())
+
+
+def share_first(prepared: Prepared, share: Share) -> int:
+    """The index in the whole input of ``share``'s first element."""
+    return share.cu * prepared.shares[0].words * prepared.plan.lanes
 
 
 def register_values(prepared: Prepared, share: Share) -> dict[str, int]:

@@ -88,7 +88,8 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
         ctype = param.rsplit("*", 1)[0].strip()
         reduced = plan.kernel.is_reduction and arg.direction == "out"
         # A reduction writes out[0] whatever n is; other pointers span whole words.
-        bytes_expr = str(plan.dtype.bytes) if reduced else f"words * {word_bytes}"
+        result_bytes = plan.kernel.output_dtype(plan.dtype.name).bytes
+        bytes_expr = str(result_bytes) if reduced else f"words * {word_bytes}"
         pointers.append({"name": arg.name, "ctype": ctype, "offset": arg.offset,
                          "bytes": bytes_expr, "write": arg.direction == "out"})
     scalar_type = plan.dtype.ctype

@@ -16,9 +16,10 @@ converted to it first as torch converts them, so int32 ``sqrt``/``exp``/``sigmoi
 true ``div`` run the float32 kernel, and so do mixed int32/float32 inputs. int32 ``sum``
 returns torch's int64 sum, recovered exactly from the kernel's wrapping int32 sum; a float
 ``sum`` is +0.0 when zero, as torch's, and runs on the CPU when its summation order could
-decide an overflow. ``div(..., rounding_mode="trunc")`` runs the int32 kernel on integers
-(and raises on a zero divisor, as torch does) and the float32 kernel plus a truncation on
-floats.
+decide an overflow. ``argmax``/``argmin`` return torch's int64 index from the kernel of
+the input's dtype (``dim=`` and ``keepdim=True`` run torch).
+``div(..., rounding_mode="trunc")`` runs the int32 kernel on integers (and raises on a zero
+divisor, as torch does) and the float32 kernel plus a truncation on floats.
 
 A call runs a kernel on the selected device when it can: a variant in torch's result dtype,
 inputs of one shape (no broadcasting), the variant built and loading. Otherwise it runs
@@ -115,6 +116,8 @@ def device() -> Device | None:
 TORCH_OPTIONS: dict[str, str] = {
     "torch.div": "str? rounding_mode=None",
     "torch.sum": "ScalarType? dtype=None",
+    "torch.argmax": "int? dim=None, bool keepdim=False",
+    "torch.argmin": "int? dim=None, bool keepdim=False",
 }
 
 # Scalars whose torch keyword the generated code reserves for itself ("value", a local of
@@ -213,6 +216,8 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
     float32), so that variant runs on the converted inputs; the exceptions are below.
     """
     mirror = mirror_path(kernel)
+    if kernel.reduction is not None and kernel.reduction.picks is not None:
+        return _index_route(kernel, dtypes[0], result, options)
     variant = _TORCH_DTYPES.get(result)
     same = Route(variant, result, result) if variant in kernel.dtypes else None
     missing = f"no {result} variant of the kernel"
@@ -252,6 +257,21 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
         if same is not None and result.is_floating_point:
             return dataclasses.replace(same, float_prod=True)
     return same if same is not None else missing
+
+
+def _index_route(kernel: Kernel, dtype: torch.dtype, result: torch.dtype,
+                 options: dict[str, Any]) -> Route | str:
+    """argmax, argmin: torch's int64 index into the flattened input is the kernel's, which
+    compares elements of the input's own dtype (no conversion could keep their order and
+    ties: float64 and int64 run on the CPU)."""
+    if options.get("dim") is not None:
+        return "dim= given: the kernel picks among all elements (dim=None)"
+    if options.get("keepdim"):
+        return "keepdim=True: the kernel's result is a 0-d index"
+    variant = _TORCH_DTYPES.get(dtype)
+    if variant not in kernel.dtypes:
+        return f"no {dtype} variant of the kernel"
+    return Route(variant, dtype, result)
 
 
 def _int64_sum(x: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor] | str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from fpgakern.errors import SpecError, shown
 from fpgakern.ir import expr
-from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES
 from fpgakern.ir.kernel import Kernel, ScalarArg
 from fpgakern.ladder import DEFAULT_RUNGS, LAST_RUNG
 from fpgakern.spec.yamlpos import Located
@@ -353,9 +353,9 @@ def _check_expression(doc: Located, kernel: Kernel) -> None:
         except expr.ExprError as err:
             suffix = f" (for {dtype_name})" if len(kernel.dtypes) > 1 else ""
             raise doc.error("expression", f"{err}{suffix}") from None
-        if root.dtype not in DTYPES:
+        if root.dtype not in RESULT_DTYPES:
             raise doc.error("expression", f"result is {root.dtype}; outputs must be a dtype of "
-                                          f"{', '.join(DTYPES)}")
+                                          f"{', '.join(RESULT_DTYPES)}")
         used = {n.name for n in root.walk() if isinstance(n, expr.Input | expr.Scalar)}
         for arg in [*kernel.inputs, *(s.name for s in kernel.scalars)]:
             if arg not in used:

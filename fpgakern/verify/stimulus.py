@@ -151,4 +151,28 @@ def _reduction_specials(
             tensors = {name: np.ones_like(data) for name in names}
             tensors[names[0]] = data
             out.append(Case(label, tensors, dict(scalars)))
+    reduction = kernel.reduction
+    if reduction is not None and reduction.picks is not None:
+        out.extend(_index_specials(names[0], dtype, bases[names[0]], scalars))
     return out
+
+
+def _index_specials(name: str, dtype: DType, base: np.ndarray,
+                    scalars: dict[str, float | int]) -> list[Case]:
+    """argmax and argmin: ties and NaNs placed across the compute units' shares and the
+    vector lanes (100 elements: 4 CUs take 25 or 32 each, 16 lanes split a beat), where
+    the index depends on combining CUs, lanes and partials in the right order."""
+    extremes = special.float32(["+inf", "-inf"]) if dtype.is_float else \
+        np.array([np.iinfo(np.int32).max, np.iinfo(np.int32).min], dtype=np.int32)
+    patterns: dict[str, np.ndarray] = {"all_equal": np.full(100, base[0], dtype=base.dtype)}
+    for k, value in enumerate(extremes):
+        tied = base.copy()
+        tied[[70, 40, 99]] = value  # the extreme in CU shares 1, 2 and 3: 40 wins
+        patterns[f"tied_extreme_{k}"] = tied
+    if dtype.is_float:
+        nans = base.copy()
+        nans[[5, 6]] = extremes  # +-inf in share 0, then the first NaN in a later share
+        nans[[90, 70]] = special.float32(["-qnan", "snan"])
+        patterns["nan_after_inf"] = nans
+        patterns["signed_zeros"] = special.float32(["-0", "+0"] * 50)
+    return [Case(label, {name: data}, dict(scalars)) for label, data in patterns.items()]

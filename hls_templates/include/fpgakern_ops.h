@@ -33,6 +33,27 @@ inline float minimum(float a, float b) {
 inline int32_t maximum(int32_t a, int32_t b) { return a > b ? a : b; }
 inline int32_t minimum(int32_t a, int32_t b) { return a < b ? a : b; }
 
+// Index reductions (argmax, argmin): a value and the index of the element it came from.
+template <typename T>
+struct Indexed {
+    T value;
+    int32_t index;
+};
+
+// The pair an argmax (Larger) or an argmin keeps of a and b: NaN beats every number, then
+// the larger (smaller) value; among equal values (-0 == +0, NaN and NaN) the lower index.
+// This orders all pairs totally, so any order of combination keeps the same pair.
+template <bool Larger, typename T>
+inline Indexed<T> pick(Indexed<T> a, Indexed<T> b) {
+    const bool a_nan = a.value != a.value;
+    const bool b_nan = b.value != b.value;
+    const bool beyond = Larger ? b.value > a.value : b.value < a.value;
+    const bool equal = (a_nan && b_nan) || a.value == b.value;
+    const bool take_b = (b_nan && !a_nan) || (!a_nan && !b_nan && beyond) ||
+                        (equal && b.index < a.index);
+    return take_b ? b : a;
+}
+
 // Wrapping two's complement arithmetic, computed on unsigned values so that no input
 // is undefined behaviour (HLS hardware wraps the same way).
 inline int32_t wrap(uint32_t x) { return static_cast<int32_t>(x); }

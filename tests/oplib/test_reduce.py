@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
 
 
 def _accumulator(module: str) -> reduce.Accumulator:
-    op_name, dtype = next(key for key, value in REDUCTIONS.items() if value[0] == module)
+    op_name, dtype = next(key for key, value in {**REDUCTIONS, **INDEX_REDUCTIONS}.items()
+                          if value[0] == module)
     return reduce.accumulator(op_name, dtype)
 
 
@@ -439,4 +440,80 @@ def test_generated_accumulator_lints_clean(op_name, dtype, lanes, tmp_path):
     path.write_text(reduce.render(acc))
     result = verilator.lint([*sources.operator_files(acc.operators), path], top=acc.module,
                             options=[f"-GLANES={lanes}"])
+    assert result.ok and "%Warning" not in result.output, result.output
+
+
+# --------------------------------------------------------------------------- index reductions
+# argmax and argmin: fk_reduce_core over {value, index} pairs, combined by fk_pick. The
+# accumulator's result is the index (the position of the element in its reduction's
+# stream of beats: beat k, lane i is k * LANES + i).
+
+# (op, dtype) -> module, and the lane count each runs at. The default run simulates the
+# two fk_pick variants that the default kernel simulations (argmax float32, argmin int32:
+# tests/variant_selection.py) leave out, at 16 lanes; -m slow adds the others.
+INDEX_REDUCTIONS = {("argmax", "float32"): ("fk_reduce_fp32_argmax", 1),
+                    ("argmin", "float32"): ("fk_reduce_fp32_argmin", 16),
+                    ("argmax", "int32"): ("fk_reduce_int32_argmax", 16),
+                    ("argmin", "int32"): ("fk_reduce_int32_argmin", 1)}
+INDEX_SLOW = {("argmax", "float32"), ("argmin", "int32")}
+_NAN, _QNAN = U32(0x7FA0_0001), U32(0x7FC0_0000)
+
+
+def _index_cases(dtype: str, lanes: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Reductions whose answer hangs on the pick's rules: ties (all equal, the extreme
+    repeated in other lanes and beats), NaN (first of several, in a later beat than an
+    extreme), +-inf, -0 and +0, the int32 extremes, and random data of odd lengths."""
+    if dtype == "int32":
+        lo, hi = U32(0x8000_0000), U32(0x7FFF_FFFF)
+        cases = [np.full(37, hi, U32), np.full(5, lo, U32),
+                 np.array([0, hi, 5, hi, lo, lo], U32), np.array([lo, 1, hi, lo, hi], U32)]
+    else:
+        inf, ninf, zero, nzero = U32(0x7F80_0000), U32(0xFF80_0000), U32(0), U32(0x8000_0000)
+        cases = [np.full(37, U32(0x3F80_0000), U32), np.array([nzero, zero, nzero], U32),
+                 np.array([zero, nzero, zero], U32), np.array([inf, ninf, inf, ninf], U32),
+                 np.array([ninf] * 3, U32),
+                 np.concatenate([np.full(2 * lanes + 1, inf, U32), [_NAN, _QNAN, _NAN]]),
+                 np.array([U32(0x3F80_0000), _QNAN, ninf, _NAN], U32)]
+    for n in (1, 3, 17, lanes + 1, 300):
+        x = opsim.int32_random(rng, n) if dtype == "int32" else opsim.fp32_random(rng, n)
+        x[rng.integers(0, n, 3)] = x[rng.integers(0, n)]  # repeats of one value
+        cases.append(x)
+    # the extremes repeated in several lanes and beats of a longer stream
+    x = rng.integers(0x3F80_0000, 0x3F90_0000, 5 * lanes + 3, dtype=U32)
+    x[[1, lanes + 1, 3 * lanes + 2]] = U32(0x4000_0000)
+    x[[2, lanes + 2, 4 * lanes]] = U32(0x3F00_0000)
+    cases.append(x)
+    return cases
+
+
+@pytest.mark.parametrize(("op_name", "dtype"), [
+    pytest.param(*key, marks=pytest.mark.slow if key in INDEX_SLOW else ())
+    for key in sorted(INDEX_REDUCTIONS)])
+def test_index_reduction(op_name, dtype, rng):
+    """The index each reduction returns is the reference's (torch's argmax/argmin: the
+    first NaN, else the first extreme with -0 == +0), with gaps in in_valid, and the drain
+    takes the op table's latency plus log2(LANES) cycles of fk_pick."""
+    module, lanes = INDEX_REDUCTIONS[(op_name, dtype)]
+    op = OPS[op_name]
+    reductions = _index_cases(dtype, lanes, rng)
+    beats = make_beats(reductions, lanes, rng, holes=False)
+    np_type = F32 if dtype == "float32" else np.int32
+    want = [int(op.reference(x.view(np_type))[0]) for x in reductions]
+    for gaps in (False, True):
+        got = simulate(module, beats, op.partials(dtype), gaps=gaps)
+        assert list(got[:, 0]) == want
+        assert set(got[:, 1]) == {op.rtl[dtype].latency + int(np.log2(lanes))}
+
+
+@pytest.mark.parametrize(("op_name", "dtype"), sorted(INDEX_REDUCTIONS))
+def test_index_reduction_lints_clean(op_name, dtype, tmp_path):
+    """The generated accumulator and fk_pick pass verilator --lint-only -Wall."""
+    from fpgakern.tools import verilator
+
+    acc = reduce.accumulator(op_name, dtype)
+    assert acc.operators == ("fk_reduce_core", "fk_pick")
+    path = tmp_path / acc.file_name
+    path.write_text(reduce.render(acc))
+    result = verilator.lint([*sources.operator_files(acc.operators), path], top=acc.module,
+                            options=[f"-GLANES={INDEX_REDUCTIONS[(op_name, dtype)][1]}"])
     assert result.ok and "%Warning" not in result.output, result.output

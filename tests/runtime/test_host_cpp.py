@@ -149,3 +149,26 @@ def test_category_entry(built):
                           env=_env("sw_emu"), timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["add 0 21 105", "mul 1", "add_i32 1", "arity 2 avail 1 0"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
+def test_generated_host_argmax_four_cus(tmp_path, target):
+    """argmax at rung 3: each of the 4 CUs returns an int64 index into its share; the C++
+    host picks among the elements they name (ties to the lower CU) and writes the index."""
+    p = variant("reduce_ops/argmax", 3, "float32")
+    sources = host.generate(p, tmp_path)
+    program = emu.compile_host(sources.main, tmp_path / f"{p.top}_host")
+    path = _link(tmp_path, ["reduce_ops/argmax@opt3:float32"], target)
+    emu.prepare(path)
+    cases = stimulus.cases(p.kernel, DTYPES["float32"], size=500, lanes=16)
+    argv = [str(program), "-x", str(path)]
+    for i, case in enumerate(cases):
+        csim.write_case(case, p, tmp_path / f"{i}.bin")
+        argv += [str(tmp_path / f"{i}.bin"), str(tmp_path / f"{i}.out")]
+    done = subprocess.run(argv, capture_output=True, text=True, env=_env(target), timeout=300)
+    assert done.returncode == 0, done.stderr
+    for i, case in enumerate(cases):
+        actual = np.fromfile(tmp_path / f"{i}.out", dtype=np.int64)
+        expected = reference.expected_output(p.kernel, "float32", case)
+        assert list(actual) == list(expected), case.label

@@ -68,6 +68,25 @@ class CSpelling:
         return self.plan.kernel.output
 
     @property
+    def R(self) -> str:  # noqa: N802 - the result element type (argmax: int64_t)
+        return self.plan.kernel.output_dtype(self.plan.dtype.name).ctype
+
+    @property
+    def picks(self) -> bool:
+        """An index reduction (argmax, argmin): its partials are fk::Indexed pairs."""
+        reduction = self.plan.kernel.reduction
+        return reduction is not None and reduction.picks is not None
+
+    @property
+    def A(self) -> str:  # noqa: N802 - a reduction's partial result type
+        return f"fk::Indexed<{self.T}>" if self.picks else self.T
+
+    def entry(self, value: str, index: str) -> str:
+        """What one element contributes to a reduction: its value, and for an index
+        reduction its index (an int expression) beside it."""
+        return f"{self.A}{{{value}, {index}}}" if self.picks else value
+
+    @property
     def element_name(self) -> str:
         return "element"
 
@@ -106,7 +125,7 @@ class CSpelling:
         if arg.kind == "scalar":
             return f"{self.T if arg.name != 'n' else 'int'} {arg.name}"
         reduced_output = self.plan.kernel.is_reduction and arg.direction == "out"
-        word = self.T if reduced_output else self.W
+        word = self.R if reduced_output else self.W
         const = "const " if arg.direction == "in" else ""
         return f"{const}{word}* {arg.name}"
 
@@ -118,12 +137,17 @@ class CSpelling:
     def combine(self, left: str, right: str) -> str:
         reduction = self.plan.kernel.reduction
         assert reduction is not None and reduction.combine is not None
+        if reduction.picks is not None:  # pairs merge by the pick itself
+            return reduction.hls_call(left, right)
         return OPS[reduction.combine].hls_call(left, right)
 
     def finish(self, combined: str, count: str) -> str:
         """The reduction's result from its combined value and the element count ``count``
         (an int): the op table's finish op on both (mean: the sum divided by float(n)),
-        or the combined value itself where the kernel has none to apply (Plan.finish)."""
+        the index of an index reduction's pair, or the combined value itself where the
+        kernel has none to apply (Plan.finish)."""
+        if self.picks:
+            return f"static_cast<{self.R}>(({combined}).index)"
         if self.plan.finish is None:
             return combined
         return OPS[self.plan.finish].hls_call(combined, f"static_cast<{self.T}>({count})")
@@ -149,7 +173,9 @@ class CSpelling:
     def identity(self) -> str:
         reduction = self.plan.kernel.reduction
         assert reduction is not None
-        return literal(reduction.identity[self.plan.dtype.name], self.plan.dtype.name)
+        value = literal(reduction.identity[self.plan.dtype.name], self.plan.dtype.name)
+        # An index reduction's empty pair: its index is above every element's.
+        return self.entry(value, "fk::kInt32Max")
 
     def _names(self) -> list[str]:
         kernel = self.plan.kernel

@@ -99,6 +99,7 @@ def context(plan: Plan) -> dict[str, object]:
         "lanes": plan.lanes, "cus": plan.compute_units, "word_bytes": plan.port_bits // 8,
         "inputs": kernel.inputs, "output": kernel.output, "scalars": view.scalars,
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
+        "picks": None, "R": kernel.output_dtype(plan.dtype.name).ctype,
     }
     reduction = kernel.reduction
     if reduction is not None:
@@ -107,6 +108,9 @@ def context(plan: Plan) -> dict[str, object]:
         # matches fpgakern_ops.h, which the host cannot include: it needs hls_math.h).
         assert reduction.combine is not None
         ctx["combine"] = reduction.combine
+        # An index reduction's CUs each return an index into their share (int64): the
+        # host picks among the elements they name (host::beats, Op.picks) and offsets it.
+        ctx["picks"] = reduction.picks
         ctx["identity"] = host_literal(reduction.identity[plan.dtype.name], plan.dtype.is_float)
         # A finish the kernel leaves to the host (mean at multi-CU rungs: Plan.finish) is
         # applied once to the combined value, over all n; div is the one finish so far.

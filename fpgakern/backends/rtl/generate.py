@@ -152,7 +152,9 @@ def check_supported(plan: Plan) -> None:
     if len(kernel.outputs) != 1:
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
     out_dtype = kernel.output_dtype(plan.dtype.name)
-    if out_dtype.bits != plan.dtype.bits:
+    # An index reduction's int64 result is written as a word of its own (two beats on a
+    # 32-bit port); every other result has the elements' width.
+    if out_dtype.bits != plan.dtype.bits and not kernel.is_reduction:
         raise UsageError(
             f"{kernel.qualname}: output dtype {out_dtype.name} differs in width from "
             f"{plan.dtype.name}; the RTL backend needs equal widths"
@@ -170,6 +172,7 @@ class Reduction:
     # divider), with the int-to-float converter of n: None where the kernel has none
     # (Plan.finish).
     finish: Finish | None = None
+    result_bits: int = 32  # the result word: 64 for an index reduction's int64
 
 
 @dataclass(frozen=True)
@@ -196,7 +199,8 @@ def reduction_of(plan: Plan) -> Reduction | None:
         div = OPS[plan.finish].rtl[plan.dtype.name]
         convert = OPS["to_" + plan.dtype.name].rtl["int32"]
         finish = Finish(op.name, div.module, div.latency, convert.module, convert.latency)
-    return Reduction(op.accumulates or op.name, impl.module, plan.acc_interleave, finish)
+    return Reduction(op.accumulates or op.name, impl.module, plan.acc_interleave, finish,
+                     plan.kernel.output_dtype(plan.dtype.name).bits)
 
 
 def datapath_of(plan: Plan) -> Datapath:

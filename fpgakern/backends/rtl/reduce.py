@@ -22,6 +22,8 @@ from fpgakern.ir.ops import OPS
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 CORE = "fk_reduce_core"  # oplib/fk_reduce_core.sv: the accumulate structure
+PICK_MODULE = "fk_pick"  # oplib/fk_pick.sv: the index reductions' combine
+NO_INDEX = 0xFFFF_FFFF  # an index reduction's empty pair: above every element's index
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,8 @@ class Accumulator:
     partials: int  # the default P
     identity: float | int
     empty: float | int  # the result when every lane was masked
+    # Index reductions (Op.picks): fk_pick's parameters; the lanes carry {value, index}.
+    pick: str | None = None
 
     @property
     def operators(self) -> tuple[str, ...]:
@@ -67,6 +71,12 @@ def accumulator(op_name: str, dtype: str) -> Accumulator:
         raise NoRtlOperator(f"no RTL operator for {op_name} {dtype} yet")
     combine = OPS[op.combine].rtl[dtype]
     identity = op.identity[dtype]
+    if op.picks is not None:
+        # fk_pick compares as the combine op does and takes as long (one cycle).
+        params = (f"#(.FLOAT(1'b{int(dtype == 'float32')}), "
+                  f".LARGER(1'b{int(op.picks == 'larger')}))")
+        return Accumulator(impl.module, op_name, dtype, PICK_MODULE, combine.latency,
+                           op.partials(dtype), identity, NO_INDEX, params)
     return Accumulator(impl.module, op_name, dtype, combine.module, combine.latency,
                        op.partials(dtype), identity, _empty_result(op_name, dtype, identity))
 
@@ -87,11 +97,16 @@ def _spelled(value: float | int, dtype: str) -> str:
 
 def render(acc: Accumulator) -> str:
     """The SystemVerilog text of ``acc``'s module."""
+    identity = _hex(acc.identity, acc.dtype)
+    empty = _hex(acc.empty, acc.dtype)
+    if acc.pick is not None:  # {value, index} pairs
+        identity = f"{{{identity}, 32'hFFFF_FFFF}}"
+        empty = f"0x{acc.empty:08X}"
     return _environment().get_template("reduce.sv.j2").render(
         module=acc.module, op=acc.op, dtype=acc.dtype, combine_module=acc.combine_module,
-        oplat=acc.oplat, partials=acc.partials, version=__version__,
-        identity=_hex(acc.identity, acc.dtype), identity_text=_spelled(acc.identity, acc.dtype),
-        empty=_hex(acc.empty, acc.dtype), empty_text=_spelled(acc.empty, acc.dtype))
+        oplat=acc.oplat, partials=acc.partials, version=__version__, pick=acc.pick,
+        identity=identity, identity_text=_spelled(acc.identity, acc.dtype),
+        empty=empty, empty_text=_spelled(acc.empty, acc.dtype), empty_pair=identity)
 
 
 def _hex(value: float | int, dtype: str) -> str:

@@ -1,5 +1,6 @@
-// fk_reduce_core: the accumulate structure of the reductions (sum, max, min over a stream
-// of LANES-wide beats), independent of the combining operator. The fk_reduce_<dtype>_<op>
+// fk_reduce_core: the accumulate structure of the reductions (sum, max, min, prod, and
+// argmax / argmin over {value, index} pairs, over a stream of LANES-wide beats),
+// independent of the combining operator. The fk_reduce_<dtype>_<op>
 // wrappers, generated from the op table beside each kernel that uses one, instantiate the
 // operator modules and wire them to the tree_* and ring_* ports here, so every reduction
 // uses the same, bit-exact elementwise operators.
@@ -7,7 +8,8 @@
 // Interface (one reduction = a run of accepted beats ending with in_last):
 //   in_valid, in_ready    beat handshake: a beat is taken in a cycle with both high.
 //   in_mask[i]            lane i holds an element; masked lanes count as IDENTITY (tails).
-//   in_data[32i +: 32]    lane i.
+//   in_data[DW*i +: DW]   lane i (DW = 32: one element; an index reduction's wrapper
+//                         passes {value, index} pairs, DW = 64).
 //   in_last               this beat ends the reduction.
 //   out_valid, out_data   one-cycle pulse with the result (no backpressure on the output).
 // in_ready is low for P cycles after reset and from the cycle after a last beat is taken
@@ -30,7 +32,8 @@
 //                   ring to the one that left w cycles earlier (a tap line of P/2 registers),
 //                   and refills with IDENTITY; one more revolution brings the result out.
 // op(a, b) is commutative for every operator used (RNE add, IEEE max/min with canonical
-// NaN, int add/max/min), so operand order within a pair does not matter.
+// NaN, int add/max/min, fk_pick's total order on pairs), so operand order within a pair
+// does not matter.
 //
 // Timing: the result of a reduction of N beats is out 1 + log2(LANES)*OPLAT + (log2(P)+1)*P
 // + 1 cycles after its last beat is taken; a reduction occupies N + that many cycles.
@@ -40,8 +43,9 @@ module fk_reduce_core #(
   parameter int          LANES    = 1,              // power of two, >= 1
   parameter int          P        = 1,              // partials, power of two, >= OPLAT
   parameter int          OPLAT    = 1,              // latency of the operator, >= 1
-  parameter logic [31:0] IDENTITY = 32'd0,
-  parameter logic [31:0] EMPTY    = IDENTITY,
+  parameter int          DW       = 32,             // bits per lane value
+  parameter logic [DW-1:0] IDENTITY = '0,
+  parameter logic [DW-1:0] EMPTY    = IDENTITY,
   localparam int         TREE_OPS = LANES > 1 ? LANES - 1 : 1  // port width, >= 1
 ) (
   input  logic                  clk,
@@ -49,19 +53,19 @@ module fk_reduce_core #(
   input  logic                  in_valid,
   output logic                  in_ready,
   input  logic [LANES-1:0]      in_mask,
-  input  logic [LANES*32-1:0]   in_data,
+  input  logic [LANES*DW-1:0]   in_data,
   input  logic                  in_last,
   output logic                  out_valid,
-  output logic [31:0]           out_data,
+  output logic [DW-1:0]         out_data,
   // The lane tree's operators (always enabled): op k computes tree_y[k] = op(a, b).
-  output logic [TREE_OPS*32-1:0] tree_a,
-  output logic [TREE_OPS*32-1:0] tree_b,
-  input  logic [TREE_OPS*32-1:0] tree_y,
+  output logic [TREE_OPS*DW-1:0] tree_a,
+  output logic [TREE_OPS*DW-1:0] tree_b,
+  input  logic [TREE_OPS*DW-1:0] tree_y,
   // The ring's operator, clock-enabled by ring_ce.
   output logic                  ring_ce,
-  output logic [31:0]           ring_a,
-  output logic [31:0]           ring_b,
-  input  logic [31:0]           ring_y
+  output logic [DW-1:0]         ring_a,
+  output logic [DW-1:0]         ring_b,
+  input  logic [DW-1:0]         ring_y
 );
   localparam int LOG_LANES = $clog2(LANES);
   localparam int LOG_P     = $clog2(P);
@@ -74,10 +78,10 @@ module fk_reduce_core #(
   logic accept;
   assign accept = in_valid && in_ready;
 
-  logic [2*LANES-2:0][31:0] node;  // tree values: lanes, then each level's results
-  logic [LANES-1:0][31:0]   lane_q;
+  logic [2*LANES-2:0][DW-1:0] node;  // tree values: lanes, then each level's results
+  logic [LANES-1:0][DW-1:0]   lane_q;
   always_ff @(posedge clk) begin
-    for (int i = 0; i < LANES; i++) lane_q[i] <= in_mask[i] ? in_data[32*i +: 32] : IDENTITY;
+    for (int i = 0; i < LANES; i++) lane_q[i] <= in_mask[i] ? in_data[DW*i +: DW] : IDENTITY;
   end
 
   // Beat sideband (valid, last, any lane valid) beside the tree; reset because it is control.
@@ -109,9 +113,9 @@ module fk_reduce_core #(
     localparam int BASE = 2 * LANES - 2 * (LANES >> l);  // first value of this level
     localparam int OFS  = LANES - (LANES >> l);       // first operator of this level
     for (genvar j = 0; j < W; j++) begin : g_op
-      assign tree_a[32*(OFS+j) +: 32] = node[BASE + j];
-      assign tree_b[32*(OFS+j) +: 32] = node[BASE + j + W];
-      assign node[LANES + OFS + j]    = tree_y[32*(OFS+j) +: 32];
+      assign tree_a[DW*(OFS+j) +: DW] = node[BASE + j];
+      assign tree_b[DW*(OFS+j) +: DW] = node[BASE + j + W];
+      assign node[LANES + OFS + j]    = tree_y[DW*(OFS+j) +: DW];
     end
   end
   if (LANES == 1) begin : g_no_tree
@@ -122,7 +126,7 @@ module fk_reduce_core #(
   end
 
   logic        tv, tlast, tany;
-  logic [31:0] beat;
+  logic [DW-1:0] beat;
   assign tv    = tv_q[TREE_LAT];
   assign tlast = tlast_q[TREE_LAT];
   assign tany  = tany_q[TREE_LAT];
@@ -136,23 +140,23 @@ module fk_reduce_core #(
 
   // ---------------------------------------------------------------- ring
   // x: the partial leaving the ring this cycle (entered P advances ago).
-  logic [31:0] x;
+  logic [DW-1:0] x;
   if (P > OPLAT) begin : g_ring_delay
     // P - OPLAT registers, newest in the low word (flat: Yosys cannot index 2-D arrays
     // declared inside a generate block).
-    logic [(P-OPLAT)*32-1:0] dly;
+    logic [(P-OPLAT)*DW-1:0] dly;
     if (P - OPLAT == 1) begin : g_one
       always_ff @(posedge clk) if (ring_ce) dly <= ring_y;
     end else begin : g_more
-      always_ff @(posedge clk) if (ring_ce) dly <= {dly[(P-OPLAT-1)*32-1:0], ring_y};
+      always_ff @(posedge clk) if (ring_ce) dly <= {dly[(P-OPLAT-1)*DW-1:0], ring_y};
     end
-    assign x = dly[(P-OPLAT)*32-1 -: 32];
+    assign x = dly[(P-OPLAT)*DW-1 -: DW];
   end else begin : g_ring_direct
     assign x = ring_y;
   end
 
   // tap[k]: the partial that left the ring k+1 advances ago.
-  logic [TAPS-1:0][31:0] tap;
+  logic [TAPS-1:0][DW-1:0] tap;
   always_ff @(posedge clk) begin
     if (ring_ce) begin
       tap[0] <= x;
@@ -163,7 +167,7 @@ module fk_reduce_core #(
   // Fold schedule: cycle cnt of the combine is position i of revolution r; in revolution
   // r < log2(P) the last w = P >> (r+1) positions pair x with the value w positions back.
   logic [CW-1:0] rev, pos;
-  logic [31:0]   pair;
+  logic [DW-1:0] pair;
   logic          fold_add;
   always_comb begin
     rev      = cnt >> LOG_P;

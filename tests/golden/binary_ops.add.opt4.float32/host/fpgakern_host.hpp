@@ -67,6 +67,16 @@ void download(xrt::bo& bo, T* dst, std::size_t count) {
     bo.read(dst, count * sizeof(T), 0);
 }
 
+// Index reductions (argmax, argmin): whether element a, found after element b, beats it:
+// a NaN beats every number, then the larger (Larger) or smaller value; a tie keeps b, the
+// earlier, as the kernels' pick does (fk::pick).
+template <bool Larger, typename T>
+inline bool beats(T a, T b) {
+    if (std::isnan(static_cast<double>(b))) return false;
+    if (std::isnan(static_cast<double>(a))) return true;
+    return Larger ? a > b : a < b;
+}
+
 // Reduction combine ops, as the op table defines them (and the kernels compute them).
 inline float add(float a, float b) { return a + b; }
 inline int32_t add(int32_t a, int32_t b) {  // wraps, like the kernel's int32 adds
