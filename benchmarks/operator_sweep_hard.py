@@ -1,6 +1,6 @@
 """Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, log1p, rsqrt,
-exp2, tanh, expm1, pow, atan2, erf; int32 div) over >= 1M inputs each in Verilator and report
-mismatches (bit-exact ops, against the op table's numpy references) and, for the
+exp2, tanh, expm1, pow, atan2, erf, sin, cos; int32 div) over >= 1M inputs each in Verilator
+and report mismatches (bit-exact ops, against the op table's numpy references) and, for the
 transcendental ops, the ulp error distribution against the correctly rounded float32 result
 computed with MPFR (gmpy2), not against another float32 library; beside it, torch's own CPU
 float32 distance to MPFR and the RTL's distance to torch.
@@ -27,14 +27,18 @@ the series to the logarithm of 1 + x at 2^-4, and 1 + x from 2^-24 to 1/2 (cance
 and erf (against MPFR) over every positive subnormal, [2^-25, 2^-23), [1, 2) and [2, 4),
 positive (erf is odd and the RTL works on |x|): the tiny range x * 2/sqrt(pi) and the
 first binade of the polynomial, the table's intervals from 1 to 4 and the saturation.
+and sin and cos (against MPFR) over [2^-12, 2^-11), [0.5, 1), [1, 2) and [2^72, 2^73),
+positive (the RTL works on |x|): the first binade off x itself (sin) and 1 (cos), the
+quadrant edge at pi/4, the zero of cos at pi/2, and the binade of the worst argument
+reduction (16367173 * 2^72).
 ``--only log,log2`` limits it to some of these ops.
 
 The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
 targeted random inputs, for exp/sigmoid the whole interesting range, subnormal results
 included) or tests/oplib/test_transcendental.py's (log, log2, log1p, rsqrt, exp2, tanh,
-expm1, erf, and pow and atan2 on pairs of operands), plus the special values; the MPFR
-reference is test_transcendental's ``correctly_rounded``. Prints a Markdown table; nothing
-is estimated, every figure is measured here.
+expm1, erf, sin, cos, and pow and atan2 on pairs of operands), plus the special values; the
+MPFR reference is test_transcendental's ``correctly_rounded``. Prints a Markdown table;
+nothing is estimated, every figure is measured here.
 """
 
 from __future__ import annotations
@@ -120,6 +124,8 @@ def exhaustive(hard, trans) -> bool:  # noqa: ANN001
         "expm1": [(e, s) for s in (0, 1) for e in (103, 123, 124, 126)],
         "log1p": [(e, s) for s in (0, 1) for e in (103, 122, 123)] + [(126, 1), (127, 0)],
         "erf": [(e, 0) for e in (0, 102, 103, 127, 128)],
+        "sin": [(e, 0) for e in (115, 126, 127, 199)],
+        "cos": [(e, 0) for e in (115, 126, 127, 199)],
     }
     only = set(filter(None, ONLY))
     for op_name, binades in plans.items():
@@ -161,6 +167,7 @@ def main() -> int:
     parser.add_argument("--ops", default="div:float32,sqrt:float32,exp:float32,"
                         "sigmoid:float32,log:float32,log2:float32,rsqrt:float32,exp2:float32,tanh:float32,"
                         "expm1:float32,log1p:float32,pow:float32,atan2:float32,erf:float32,"
+                        "sin:float32,cos:float32,"
                         "div:int32")
     parser.add_argument("--exhaustive", action="store_true",
                         help="every float in the ranges listed in the module docstring")

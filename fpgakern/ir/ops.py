@@ -874,6 +874,18 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_erf", 15)},
        vitis=_hls_math("erf")),
+    Op("sin", 1, "elementwise", FLOAT, _float64_then_round(np.sin), "hls::sin({0})",
+       "sine, every finite x reduced exactly enough (docs/operators.md); x itself below "
+       "2^-12, NaN for +-inf",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_sin", 22)},
+       vitis=_hls_math("sin")),
+    Op("cos", 1, "elementwise", FLOAT, _float64_then_round(np.cos), "hls::cos({0})",
+       "cosine, every finite x reduced exactly enough (docs/operators.md); 1 below 2^-12, "
+       "NaN for +-inf",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_cos", 22)},
+       vitis=_hls_math("cos")),
 )
 
 _REDUCTIONS: tuple[Op, ...] = (

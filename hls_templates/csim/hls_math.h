@@ -67,6 +67,8 @@ inline float atan2(float y, float x) {
   return FPGAKERN_CSIM_FLUSH(std::atan2(FPGAKERN_CSIM_FLUSH(y), FPGAKERN_CSIM_FLUSH(x)));
 }
 inline float erf(float x) { return FPGAKERN_CSIM_FLUSH(std::erf(FPGAKERN_CSIM_FLUSH(x))); }
+inline float sin(float x) { return FPGAKERN_CSIM_FLUSH(std::sin(FPGAKERN_CSIM_FLUSH(x))); }
+inline float cos(float x) { return FPGAKERN_CSIM_FLUSH(std::cos(FPGAKERN_CSIM_FLUSH(x))); }
 // std::fma rounds once. Whether the Vitis hls::fma does on UltraScale+ is not documented
 // (docs/vitis.md, "fma"): this is fpgakern's contract, not a model of Vitis.
 inline float fma(float x, float y, float z) {

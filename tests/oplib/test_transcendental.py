@@ -1,9 +1,9 @@
 """The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow, atan2,
-erf) against the correctly rounded float32 result, computed with MPFR through gmpy2 (not against
-another float32 library): each stays within the ulp bound docs/operators.md states for its RTL
-(the op table's contract is looser). Special values (NaN, +-inf, +-0, negative numbers,
-subnormal inputs, 1 and its neighbours) must equal the correctly rounded result bit for
-bit, NaNs being canonical.
+erf, sin, cos) against the correctly rounded float32 result, computed with MPFR through
+gmpy2 (not against another float32 library): each stays within the ulp bound
+docs/operators.md states for its RTL (the op table's contract is looser). Special values
+(NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its neighbours) must equal the
+correctly rounded result bit for bit, NaNs being canonical.
 
 ``vectors(op, rng, n)`` and ``correctly_rounded(op, operands)`` are also the stimulus and
 the reference of benchmarks/operator_sweep_hard.py's >= 1M-input MPFR sweep (and of the
@@ -28,7 +28,7 @@ F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
 STATED_ULPS = {"log": 1, "log2": 1, "log1p": 1, "rsqrt": 1, "exp2": 1, "tanh": 1,
-               "expm1": 1, "pow": 1, "atan2": 1, "erf": 1}
+               "expm1": 1, "pow": 1, "atan2": 1, "erf": 1, "sin": 1, "cos": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 UNARY_UNDER_TEST = [op for op in OPS_UNDER_TEST if OPS[op].arity == 1]
 # The smallest float whose erf rounds to 1 (fk_fp32_erf's saturation, 0x407AD445).
@@ -71,7 +71,15 @@ MPFR_FUNCTIONS: dict[str, Callable[..., object]] = {
     # (atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) = +-3pi/4), as torch does
     "atan2": FLOAT32_CONTEXT.atan2,
     "erf": FLOAT32_CONTEXT.erf,
+    "sin": FLOAT32_CONTEXT.sin,
+    "cos": FLOAT32_CONTEXT.cos,
 }
+
+# The float32 arguments nearest a nonzero multiple of pi/2, found exhaustively by
+# benchmarks/sincos_worst_reduction.py (|x * 2/pi - k| from 2^-29.86 to 2^-27.76): the
+# hardest cases of fk_fp32_sincos_core's argument reduction.
+REDUCTION_WORST = [0x6F79BE45, 0x50A3E87F, 0x6FF9BE45, 0x5123E87F, 0x437CE5F1, 0x7079BE45,
+                   0x6A1976F1, 0x53B146A6]
 
 
 def correctly_rounded(op_name: str, operands: list[np.ndarray]) -> np.ndarray:
@@ -140,6 +148,13 @@ def specials(op_name: str) -> np.ndarray:
         steps = [s * k / 8 for s in (1.0, -1.0) for k in range(1, 32)]
         return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 600),
                                _around(steps, 40)])
+    if op_name in ("sin", "cos"):  # the range edge 2^-12, the quadrant edges (k + 1/2) pi/2
+        # and the multiples k pi/2 for k up to 8 and near 2^20, the worst reductions
+        centres = [(k + h) * np.pi / 2 for k in (1, 2, 3, 4, 8, 2**20) for h in (0, 0.5)]
+        edges = [s * v for s in (1.0, -1.0) for v in [2.0**-12, np.pi / 4] + centres]
+        worst = np.array(REDUCTION_WORST, U32)
+        return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 100),
+                               _around(worst.view(F32).tolist(), 8), worst | U32(1 << 31)])
     if op_name == "tanh":  # the range edges 2^-12, 2^-3 and 64, saturation near 9.01
         edges = [s * v for s in (1.0, -1.0) for v in (2.0**-12, 2.0**-3, 0.25, 1.0, 9.0,
                                                       9.01, 9.1, 64.0)]
@@ -186,6 +201,13 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
         near_one = np.concatenate([
             rng.choice([-1.0, 1.0], k - k // 4) * 2.0 ** rng.uniform(-40, 2, k - k // 4),
             rng.integers(1, 0x80_0000, k // 4, dtype=U32).view(F32)]).astype(F32)
+    if op_name in ("sin", "cos"):  # every binade of both signs (up to 2^127), [-10, 10],
+        # and within 256 ulps of k pi/2, k < 2^20, both signs
+        any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
+        octave = rng.uniform(-10.0, 10.0, k).astype(F32)
+        multiple = rng.integers(1, 1 << 20, k) * (np.pi / 2) * rng.choice([-1.0, 1.0], k)
+        near_one = (multiple.astype(F32).view(U32).astype(np.int64)
+                    + rng.integers(-256, 257, k)).astype(U32).view(F32)
     if op_name == "tanh":  # every binade of both signs, [-10, 10], and 2^-14 .. 2^-2
         any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
         octave = rng.uniform(-10.0, 10.0, k).astype(F32)
@@ -376,6 +398,8 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
     if op_name == "expm1":  # x itself below 2^-24, -1 below -17.4, overflow
         exact = (~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-24) | (x < -17.4)
                  | (x > 88.8))
+    if op_name in ("sin", "cos"):  # x itself or 1 below 2^-12, NaN for +-inf
+        exact = ~np.isfinite(x) | (np.abs(x) < 2.0**-12)
     if op_name == "tanh":  # x itself below 2^-12, +-1 beyond 9.1
         exact = ~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-12) | (np.abs(x) > 9.1)
     if op_name == "atan2":  # zeros, infinities, NaNs; |y/x| < 2^-30 (atan(r) correctly
@@ -422,6 +446,12 @@ SPECIAL_RESULTS = {
     # tanh(-1), (-inf) = -1, tiny x (subnormals, zeros) is x, (+inf) = 1, tanh(1)
     "tanh": [0x7FC0_0000] * 3 + [0xBF42_F7D6, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
                                  0x3F80_0000, 0x3F42_F7D6, 0x0000_0001],
+    # sin(-1), (-inf) = NaN, tiny x (subnormals, zeros) is x, (+inf) = NaN, sin(1)
+    "sin": [0x7FC0_0000] * 3 + [0xBF57_6AA4, 0x7FC0_0000, 0x8000_0001, 0x8000_0000, 0,
+                                0x7FC0_0000, 0x3F57_6AA4, 0x0000_0001],
+    # cos(-1), (-inf) = NaN, tiny x (subnormals, zeros) gives 1, (+inf) = NaN, cos(1)
+    "cos": [0x7FC0_0000] * 3 + [0x3F0A_5140, 0x7FC0_0000, 0x3F80_0000, 0x3F80_0000,
+                                0x3F80_0000, 0x7FC0_0000, 0x3F0A_5140, 0x3F80_0000],
     # expm1(-1), (-inf) = -1, tiny x (subnormals, zeros) is x, (+inf) = +inf, expm1(1)
     "expm1": [0x7FC0_0000] * 3 + [0xBF21_D2A7, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
                                   0x7F80_0000, 0x3FDB_F0A9, 0x0000_0001],
@@ -569,6 +599,28 @@ def test_erf_table_is_generated():
     assert (opsim.OPLIB_DIR / "fk_fp32_erf_table.sv").read_text() == gen.render()
     rtl = (opsim.OPLIB_DIR / "fk_fp32_erf.sv").read_text().replace("_", "")
     assert f"C TINY = 48'h{gen.c_tiny():012X};".replace(" ", "") in rtl.replace(" ", "")
+
+
+def test_sincos_table_is_generated():
+    """fk_fp32_sincos_table.sv is what gen_sincos_table.py produces, the polynomial
+    coefficients hard-coded in fk_fp32_sincos_core.sv are the ones it prints, and the
+    worst reduction cases listed here are as near a multiple of pi/2 as stated."""
+    import importlib.util
+
+    path = opsim.OPLIB_DIR / "gen_sincos_table.py"
+    spec = importlib.util.spec_from_file_location("gen_sincos_table", path)
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (opsim.OPLIB_DIR / "fk_fp32_sincos_table.sv").read_text() == gen.render()
+    core = (opsim.OPLIB_DIR / "fk_fp32_sincos_core.sv").read_text()
+    for name, value in gen.constants().items():
+        assert f"{'-' if value < 0 else ''}43'sd{abs(value)}" in core, name
+    with gmpy2.context(precision=300):
+        two_over_pi = 2 / gmpy2.const_pi()
+        for bits in REDUCTION_WORST:
+            t = float(np.array(bits, U32).view(F32)) * two_over_pi
+            assert abs(t - gmpy2.rint(t)) < 2.0**-27.7
 
 
 @pytest.mark.slow

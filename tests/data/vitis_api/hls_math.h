@@ -14,6 +14,8 @@ float tanh(float x);
 float expm1(float x);
 float atan2(float y, float x);
 float erf(float x);
+float sin(float x);
+float cos(float x);
 float fma(float x, float y, float z);
 float fmod(float x, float y);
 float pow(float x, float y);
