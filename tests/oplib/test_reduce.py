@@ -45,6 +45,16 @@ REDUCTIONS = {
     ("prod", "int32"): ("fk_reduce_int32_prod", 4, 3),
 }
 
+# The index reductions (argmax, argmin; tests at the end of this file).
+# (op, dtype) -> module, and the lane count each runs at. The default run simulates the
+# two fk_pick variants that the default kernel simulations (argmax float32, argmin int32:
+# tests/variant_selection.py) leave out, at 16 lanes; -m slow adds the others.
+INDEX_REDUCTIONS = {("argmax", "float32"): ("fk_reduce_fp32_argmax", 1),
+                    ("argmin", "float32"): ("fk_reduce_fp32_argmin", 16),
+                    ("argmax", "int32"): ("fk_reduce_int32_argmax", 16),
+                    ("argmin", "int32"): ("fk_reduce_int32_argmin", 1)}
+INDEX_SLOW = {("argmax", "float32"), ("argmin", "int32")}
+
 DRIVER = r"""
 // Drives fk_reduce_* : beats from in.bin, optional random in_valid gaps, records results.
 // in.bin : uint32 words; per beat: flags (bit 0 last), mask, LANES data words.
@@ -429,7 +439,7 @@ def test_reduction_sweep(op_name, dtype, lanes, p):
             check_reference(op_name, dtype, reductions, got[:, 0])
 
 
-@pytest.mark.parametrize(("op_name", "dtype"), sorted(REDUCTIONS))
+@pytest.mark.parametrize(("op_name", "dtype"), sorted(REDUCTIONS) + sorted(INDEX_REDUCTIONS))
 @pytest.mark.parametrize("lanes", [1, 16])
 def test_generated_accumulator_lints_clean(op_name, dtype, lanes, tmp_path):
     """The generated accumulator passes verilator --lint-only -Wall like the oplib modules."""
@@ -448,14 +458,6 @@ def test_generated_accumulator_lints_clean(op_name, dtype, lanes, tmp_path):
 # accumulator's result is the index (the position of the element in its reduction's
 # stream of beats: beat k, lane i is k * LANES + i).
 
-# (op, dtype) -> module, and the lane count each runs at. The default run simulates the
-# two fk_pick variants that the default kernel simulations (argmax float32, argmin int32:
-# tests/variant_selection.py) leave out, at 16 lanes; -m slow adds the others.
-INDEX_REDUCTIONS = {("argmax", "float32"): ("fk_reduce_fp32_argmax", 1),
-                    ("argmin", "float32"): ("fk_reduce_fp32_argmin", 16),
-                    ("argmax", "int32"): ("fk_reduce_int32_argmax", 16),
-                    ("argmin", "int32"): ("fk_reduce_int32_argmin", 1)}
-INDEX_SLOW = {("argmax", "float32"), ("argmin", "int32")}
 _NAN, _QNAN = U32(0x7FA0_0001), U32(0x7FC0_0000)
 
 
@@ -495,6 +497,7 @@ def test_index_reduction(op_name, dtype, rng):
     takes the op table's latency plus log2(LANES) cycles of fk_pick."""
     module, lanes = INDEX_REDUCTIONS[(op_name, dtype)]
     op = OPS[op_name]
+    assert _accumulator(module).operators == ("fk_reduce_core", "fk_pick")
     reductions = _index_cases(dtype, lanes, rng)
     beats = make_beats(reductions, lanes, rng, holes=False)
     np_type = F32 if dtype == "float32" else np.int32
@@ -503,17 +506,3 @@ def test_index_reduction(op_name, dtype, rng):
         got = simulate(module, beats, op.partials(dtype), gaps=gaps)
         assert list(got[:, 0]) == want
         assert set(got[:, 1]) == {op.rtl[dtype].latency + int(np.log2(lanes))}
-
-
-@pytest.mark.parametrize(("op_name", "dtype"), sorted(INDEX_REDUCTIONS))
-def test_index_reduction_lints_clean(op_name, dtype, tmp_path):
-    """The generated accumulator and fk_pick pass verilator --lint-only -Wall."""
-    from fpgakern.tools import verilator
-
-    acc = reduce.accumulator(op_name, dtype)
-    assert acc.operators == ("fk_reduce_core", "fk_pick")
-    path = tmp_path / acc.file_name
-    path.write_text(reduce.render(acc))
-    result = verilator.lint([*sources.operator_files(acc.operators), path], top=acc.module,
-                            options=[f"-GLANES={INDEX_REDUCTIONS[(op_name, dtype)][1]}"])
-    assert result.ok and "%Warning" not in result.output, result.output

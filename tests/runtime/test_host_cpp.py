@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -50,19 +51,26 @@ def _env(target):
     return env
 
 
+def _run_cases(p, program, xclbin_path, stem, target):
+    """The host program on the standard cases, written as ``<stem>_<i>.bin``; the cases
+    and the finished process (its outputs are ``<stem>_<i>.out``)."""
+    cases = stimulus.cases(p.kernel, DTYPES["float32"], size=500, lanes=16)
+    argv = [str(program), "-x", str(xclbin_path)]
+    for i, case in enumerate(cases):
+        csim.write_case(case, p, Path(f"{stem}_{i}.bin"))
+        argv += [f"{stem}_{i}.bin", f"{stem}_{i}.out"]
+    done = subprocess.run(argv, capture_output=True, text=True, env=_env(target), timeout=300)
+    assert done.returncode == 0, done.stderr
+    return cases, done
+
+
 @pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
 # mean at rung 3: each CU returns its sum, the host adds them and divides by float(n) once.
 @pytest.mark.parametrize("top", ["add_f32", "exp_f32", "sum_f32", "mean_f32"])
 def test_generated_host_matches_numpy(built, target, top):
     folder, path, programs = built
     p, program = programs[top]
-    cases = stimulus.cases(p.kernel, DTYPES["float32"], size=500, lanes=16)
-    argv = [str(program), "-x", str(path)]
-    for i, case in enumerate(cases):
-        csim.write_case(case, p, folder / f"{top}_{target}_{i}.bin")
-        argv += [str(folder / f"{top}_{target}_{i}.bin"), str(folder / f"{top}_{target}_{i}.out")]
-    done = subprocess.run(argv, capture_output=True, text=True, env=_env(target), timeout=300)
-    assert done.returncode == 0, done.stderr
+    cases, done = _run_cases(p, program, path, folder / f"{top}_{target}", target)
     if target == "hw_emu":
         # The emulation library reports each CU's runs and cycles when the device closes.
         cus = p.compute_units
@@ -161,14 +169,8 @@ def test_generated_host_argmax_four_cus(tmp_path, target):
     program = emu.compile_host(sources.main, tmp_path / f"{p.top}_host")
     path = _link(tmp_path, ["reduce_ops/argmax@opt3:float32"], target)
     emu.prepare(path)
-    cases = stimulus.cases(p.kernel, DTYPES["float32"], size=500, lanes=16)
-    argv = [str(program), "-x", str(path)]
+    cases, _ = _run_cases(p, program, path, tmp_path / "case", target)
     for i, case in enumerate(cases):
-        csim.write_case(case, p, tmp_path / f"{i}.bin")
-        argv += [str(tmp_path / f"{i}.bin"), str(tmp_path / f"{i}.out")]
-    done = subprocess.run(argv, capture_output=True, text=True, env=_env(target), timeout=300)
-    assert done.returncode == 0, done.stderr
-    for i, case in enumerate(cases):
-        actual = np.fromfile(tmp_path / f"{i}.out", dtype=np.int64)
+        actual = np.fromfile(tmp_path / f"case_{i}.out", dtype=np.int64)
         expected = reference.expected_output(p.kernel, "float32", case)
         assert list(actual) == list(expected), case.label
