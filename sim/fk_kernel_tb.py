@@ -24,7 +24,7 @@ from fpgakern.ir.ops import OPS
 from fpgakern.ladder import MemorySystem
 from fpgakern.ladder import plan as make_plan
 from fpgakern.spec.library import Library
-from fpgakern.verify import compare, reference, stimulus
+from fpgakern.verify import compare, stimulus
 
 
 def load_job() -> dict:
@@ -78,7 +78,6 @@ async def run_kernel(dut) -> None:
     host = Host(dut, p, interface(p), memory, job["cus"])
     host.buffer_offset = job.get("buffer_offset", 0)
     await host.reset()
-    accuracy = compare.accuracy_of(kernel, dtype.name)
     results = []
     for case in select_cases(job, kernel, dtype):
         entry: dict = {"label": case.label, "size": case.size}
@@ -86,10 +85,7 @@ async def run_kernel(dut) -> None:
             run = await host.call(case.tensors, case.scalars,
                                   timeout_for(p, case.size, job["latency"]))
             actual = combine(p, run.outputs, case.size, run.sizes, case.tensors)
-            expected = reference.expected_output(kernel, dtype.name, case)
-            reduced = (reference.reduction_operand(kernel, dtype.name, case)
-                       if kernel.is_reduction else None)
-            verdict = compare.compare(expected, actual, accuracy, reduced)
+            verdict = compare.judge(kernel, dtype.name, case, actual)
             entry.update(passed=verdict.passed, message=verdict.summary(), cycles=run.cycles,
                          wall_seconds=run.wall_seconds, cpu_seconds=run.cpu_seconds,
                          cus_used=len(run.outputs))

@@ -26,7 +26,7 @@ from fpgakern.report.record import recorder
 from fpgakern.runtime import device as runtime
 from fpgakern.runtime.targets import TARGETS
 from fpgakern.util.text import plural
-from fpgakern.verify import compare, reference, stimulus
+from fpgakern.verify import compare, stimulus
 
 EPILOG = """\b
 Examples:
@@ -120,9 +120,7 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
     actual = np.atleast_1d(handle(*(tensors[n] for n in k.inputs), **case_scalars))
     info = handle.last_call
     assert info is not None
-    expected = reference.expected_output(k, dtype, case)
-    reduced = reference.reduction_operand(k, dtype, case) if k.is_reduction else None
-    verdict = compare.compare(expected, actual, compare.accuracy_of(k, dtype), reduced)
+    verdict = compare.judge(k, dtype, case, actual)
 
     cycles = info.cycles
     result = {

@@ -1,0 +1,77 @@
+"""compare.judge: the verdict on a kernel's output where an ulp-bounded op feeds further
+ops (exp(x) - 1, atan2(y, x) * c): the hardware's choice within the inner op's bound is
+followed through the rest of the expression exactly, and nothing else passes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fpgakern.spec.library import Library
+from fpgakern.verify import compare, reference
+from fpgakern.verify.stimulus import Case
+
+F32 = np.float32
+
+
+def _kernel(tmp_path, write_spec, name: str, inputs: str, expression: str):
+    write_spec(tmp_path, f"my_ops/{name}.yaml",
+               f"kernel: {name}\ndoc: A test kernel.\ninputs: [{inputs}]\noutputs: [out]\n"
+               f"dtypes: [float32]\nexpression: {expression}\n")
+    return Library(tmp_path / "kernel_specs").get(f"my_ops/{name}")
+
+
+def test_an_inner_exp_one_ulp_off_is_followed_through_the_cancellation(tmp_path, write_spec):
+    kernel = _kernel(tmp_path, write_spec, "em1", "x", "exp(x) - 1")
+    x = np.array([1e-6, -3e-5, 2e-3, 0.5, -20.0, 0.0], F32)
+    case = Case("near zero", {"x": x}, {})
+    exact = reference.expected_output(kernel, "float32", case)
+    # Hardware whose exp is one ulp above (or two below) the reference's: exp(x) - 1 moves
+    # by an ulp of 1, many ulps of the result near 0, and still passes ...
+    for ulps in (1, -2):
+        chosen = reference.step_ulps(np.exp(x.astype(np.float64)).astype(F32), ulps) - F32(1)
+        assert compare.ulp_distance(exact, chosen)[0] > 2  # what the old bound refused
+        verdict = compare.judge(kernel, "float32", case, chosen)
+        assert verdict.passed, verdict.summary()
+        assert "after exp within their bounds" in verdict.accuracy
+    # ... while exp three ulps off, or a sub that errs by one ulp, fails.
+    for wrong in (reference.step_ulps(np.exp(x.astype(np.float64)).astype(F32), 3) - F32(1),
+                  reference.step_ulps(exact, 1)):
+        verdict = compare.judge(kernel, "float32", case, wrong)
+        assert not verdict.passed and verdict.mismatch_count >= 3, verdict.summary()
+
+
+def test_a_subnormal_atan2_feeding_a_multiply(tmp_path, write_spec):
+    """atan2(0x7FFFFF, 2) is a tie between two subnormals in float64 (the reference rounds
+    it to even, 2^-127) where the correctly rounded result is the one below (atan < y/x):
+    times 57.3 that is four ulps apart, and either is right."""
+    kernel = _kernel(tmp_path, write_spec, "angle", "y, x", "atan2(y, x) * 57.29577951308232")
+    y = np.array([0x7F_FFFF], np.uint32).view(F32)
+    case = Case("tie", {"y": y, "x": np.array([2.0], F32)}, {})
+    correctly_rounded = np.array([0x3F_FFFF], np.uint32).view(F32) * F32(57.29577951308232)
+    assert compare.ulp_distance(reference.expected_output(kernel, "float32", case),
+                                correctly_rounded)[0] == 4
+    assert compare.judge(kernel, "float32", case, correctly_rounded).passed
+
+
+def test_exact_kernels_and_root_bounds_are_judged_as_before(tmp_path, write_spec):
+    kernel = _kernel(tmp_path, write_spec, "sq", "x", "x * x + 1")
+    x = np.array([1.5, -2.0, 3e-20], F32)
+    case = Case("plain", {"x": x}, {})
+    exact = reference.expected_output(kernel, "float32", case)
+    assert compare.judge(kernel, "float32", case, exact).passed
+    assert not compare.judge(kernel, "float32", case, reference.step_ulps(exact, 1)).passed
+    root = _kernel(tmp_path, write_spec, "ex", "x", "exp(x * 2)")
+    case = Case("plain", {"x": x}, {})
+    want = reference.expected_output(root, "float32", case)
+    assert compare.judge(root, "float32", case, reference.step_ulps(want, 2)).passed
+    assert not compare.judge(root, "float32", case, reference.step_ulps(want, 3)).passed
+
+
+def test_step_ulps_walks_the_floats():
+    values = np.array([0.0, -0.0, 1.0, np.inf, -np.inf, np.nan], F32)
+    up = reference.step_ulps(values, 1)
+    assert list(up.view(np.uint32)[:3]) == [1, 0, 0x3F80_0001]
+    assert up[3] == np.inf and np.isnan(up[5])  # never past an infinity; NaN stays
+    down = reference.step_ulps(values, -1)
+    assert list(down.view(np.uint32)[:5]) == [0x8000_0000, 0x8000_0001, 0x3F7F_FFFF,
+                                               0x7F7F_FFFF, 0xFF80_0000]
