@@ -110,3 +110,15 @@ def test_build_subprocess_main_job(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "4 tasks" in done.stdout and "4 passed" in done.stdout
     assert "add_f32.cpp" in done.stdout and "5 cases pass" in done.stdout
+
+
+def test_run_of_no_elements_where_the_reduction_has_no_value(tmp_path):
+    """max, min, argmax, argmin of nothing: one line, exit 2, nothing built; sum of
+    nothing is its identity and runs."""
+    for kernel in ("reduce_ops/max", "reduce_ops/argmin"):
+        result = CliRunner().invoke(main, ["run", kernel, "-n", "0", "--build-dir",
+                                           str(tmp_path)])
+        assert result.exit_code == 2, result.output
+        assert f"{kernel}: the {kernel.split('/')[1]} of no elements has no value" in \
+            result.output
+        assert "Traceback" not in result.output and not any(tmp_path.iterdir())

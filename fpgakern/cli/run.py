@@ -87,6 +87,13 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
     # The runtime reads one spec folder: the one this kernel comes from (the project's or
     # the bundled library, which the default library combines).
     kernel_specs = specs or k.source.parent.parent
+    if size == 0 and k.reduction is not None:
+        try:  # the op table's reference says whether no elements have a result
+            k.reduction.reference(np.empty(0, dtype=p.dtype.numpy))
+        except (ValueError, IndexError):
+            raise UsageError(f"{k.qualname}: the {k.reduction.name} of no elements has no "
+                             "value (torch raises too); give --size 1 or more") from None
+
     def log(text: str) -> None:
         if not as_json:
             console.print(text, soft_wrap=True)

@@ -169,9 +169,10 @@ def finish(prepared: Prepared) -> np.ndarray:
     for i, share in enumerate(prepared.shares):
         partial = share.output[:1]
         result = partial.copy() if i == 0 else combine(result, partial).astype(dtype)
-    if reduction.finish is not None and p.finish is None:
+    if reduction.finish is not None and (p.finish is None or not prepared.shares):
         # The compute units returned their combined values (mean: sums); the host
-        # finishes once, over all n (the sum of the sums divided by float(n)).
+        # finishes once, over all n (the sum of the sums divided by float(n)). With no
+        # element no CU ran, and the host finishes the identity: mean's -0 / 0, NaN.
         count = np.array([prepared.n], dtype=dtype)
         with np.errstate(all="ignore"):
             result = OPS[reduction.finish].reference(result, count).astype(dtype)

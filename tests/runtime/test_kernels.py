@@ -75,6 +75,15 @@ def test_reduction_returns_0d_and_combines_cus():
     assert int(empty) == 0  # no CU runs: the identity
 
 
+@pytest.mark.parametrize("rung", [2, 3])
+def test_mean_of_nothing_is_nan_on_one_cu_and_on_several(rung):
+    """torch.mean of no element is NaN. With no element no CU runs, also where a single
+    CU would divide by n itself (rung 2): the host finishes the identity, -0 / 0."""
+    handle = device_for("reduce_ops/mean", rung, "float32", "sw_emu").kernel("reduce_ops/mean")
+    assert np.isnan(handle(np.zeros(0, dtype=np.float32)))
+    assert float(handle(np.array([1.0, 2.0], dtype=np.float32))) == 1.5
+
+
 def test_hw_emu_read_latency_changes_cycles_not_results():
     from fpgakern.runtime import open_plans
 

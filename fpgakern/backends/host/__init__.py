@@ -114,9 +114,11 @@ def context(plan: Plan) -> dict[str, object]:
         ctx["identity"] = host_literal(reduction.identity[plan.dtype.name], plan.dtype.is_float)
         # A finish the kernel leaves to the host (mean at multi-CU rungs: Plan.finish) is
         # applied once to the combined value, over all n; div is the one finish so far.
-        finish = reduction.finish if plan.finish is None else None
-        assert finish in (None, "div"), f"no host spelling of finish {finish}"
-        ctx["host_finish"] = finish
+        # With no element no CU runs, so the host finishes the identity whatever the rung
+        # (mean: -0 / 0, NaN, as torch.mean of nothing).
+        assert reduction.finish in (None, "div"), f"no host spelling of {reduction.finish}"
+        ctx["host_finish"] = reduction.finish if plan.finish is None else None
+        ctx["empty_finish"] = reduction.finish
     return ctx
 
 
