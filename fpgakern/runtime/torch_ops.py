@@ -6,7 +6,8 @@
 
 Importing this module registers one op per kernel of the library with ``torch.library``
 (schema ``fpgakern::<kernel>(Tensor a, Tensor b, *, Scalar alpha=1) -> Tensor``, plus the
-torch options listed in ``TORCH_OPTIONS``; a CPU implementation and a fake one for
+torch options listed in ``TORCH_OPTIONS`` and ``TORCH_POSITIONAL_OPTIONS``; a CPU
+implementation and a fake one for
 tracing). Nothing in PyTorch is patched.
 
 Each op computes the answer of the torch operator it mirrors (``mirrors:`` in the spec,
@@ -116,6 +117,10 @@ def device() -> Device | None:
 TORCH_OPTIONS: dict[str, str] = {
     "torch.div": "str? rounding_mode=None",
     "torch.sum": "ScalarType? dtype=None",
+}
+# Options the mirrored operator takes by position too, after its tensors
+# (torch.argmax(x, 0, True)), in schema syntax.
+TORCH_POSITIONAL_OPTIONS: dict[str, str] = {
     "torch.argmax": "int? dim=None, bool keepdim=False",
     "torch.argmin": "int? dim=None, bool keepdim=False",
 }
@@ -515,7 +520,8 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
 
 
 def schema(kernel: Kernel) -> str:
-    tensors = ", ".join(f"Tensor {name}" for name in kernel.inputs)
+    tensors = ", ".join([*(f"Tensor {name}" for name in kernel.inputs),
+                         *filter(None, [TORCH_POSITIONAL_OPTIONS.get(mirror_path(kernel))])])
     keywords = [f"Scalar {torch_keyword(kernel, s.name)}={s.default}" for s in kernel.scalars]
     option = TORCH_OPTIONS.get(mirror_path(kernel))
     keywords += [option] if option else []
@@ -524,12 +530,16 @@ def schema(kernel: Kernel) -> str:
 
 def _make_impl(kernel: Kernel) -> Callable[..., torch.Tensor]:
     names = [torch_keyword(kernel, s.name) for s in kernel.scalars]
+    # torch hands the op every argument before the schema's '*' by position.
+    positional = [option.split("=")[0].split()[-1] for option in
+                  TORCH_POSITIONAL_OPTIONS.get(mirror_path(kernel), "").split(", ") if option]
 
     def impl(*args: Any, **kwargs: Any) -> torch.Tensor:
         tensors = args[:len(kernel.inputs)]
         scalars = {n: kwargs.get(n, s.default) for n, s in zip(names, kernel.scalars,
                                                                   strict=True)}
         options = {k: v for k, v in kwargs.items() if k not in scalars}
+        options.update(zip(positional, args[len(kernel.inputs):], strict=False))
         return _run(kernel, tensors, scalars, options)
 
     return impl

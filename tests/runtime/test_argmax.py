@@ -104,6 +104,12 @@ def test_torch_op_empty_and_fallbacks(name, vector_device):
     for kwargs, reason in [({"dim": 1}, "dim= given"), ({"keepdim": True}, "keepdim=True")]:
         with pytest.warns(fk_torch.FallbackWarning, match=reason):
             assert torch.equal(op(x, **kwargs), twin(x, **kwargs))
+    # torch takes dim and keepdim by position too: argmax(x, 0), argmin(x, 1, True); the
+    # fallback warns once per reason, as above
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fk_torch.FallbackWarning)
+        for args in [(0,), (1, True), (None, False)]:
+            assert torch.equal(op(x, *args), twin(x, *args))
     for dtype in (torch.float64, torch.int64):
         with pytest.warns(fk_torch.FallbackWarning, match=f"no {dtype} variant"):
             assert torch.equal(op(x.to(dtype)), twin(x.to(dtype)))
