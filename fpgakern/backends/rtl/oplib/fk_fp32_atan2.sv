@@ -67,19 +67,13 @@ module fk_fp32_atan2 (
   localparam int SIDE = 3 + 3 + 9;  // {class, sign of y, x < 0, swapped, k}
 
   // ---------------------------------------------------------------- 1: classify, order
-  logic [7:0]  ea, eb;
-  logic [22:0] fa, fb;
+  // |y| and |x| as {significand with the hidden bit, effective exponent, leading zeros}
+  logic [36:0] ua, ub;
   logic        a_nan, b_nan, a_inf, b_inf, a_zero, b_zero;
-  assign ea = a[30:23];
-  assign eb = b[30:23];
-  assign fa = a[22:0];
-  assign fb = b[22:0];
-  assign a_nan  = ea == 8'hFF && fa != 23'd0;
-  assign b_nan  = eb == 8'hFF && fb != 23'd0;
-  assign a_inf  = ea == 8'hFF && fa == 23'd0;
-  assign b_inf  = eb == 8'hFF && fb == 23'd0;
-  assign a_zero = a[30:0] == 31'd0;
-  assign b_zero = b[30:0] == 31'd0;
+  fk_fp32_unpack u_unpack_a (.mag(a[30:0]), .nan(a_nan), .inf(a_inf), .zero(a_zero),
+                             .m(ua[36:13]), .e(ua[12:5]), .lz(ua[4:0]));
+  fk_fp32_unpack u_unpack_b (.mag(b[30:0]), .nan(b_nan), .inf(b_inf), .zero(b_zero),
+                             .m(ub[36:13]), .e(ub[12:5]), .lz(ub[4:0]));
 
   logic [2:0] cls0;
   always_comb begin
@@ -93,16 +87,12 @@ module fk_fp32_atan2 (
 
   // Finite magnitudes order as their bit patterns: n = min, d = max.
   logic        swap0;
-  logic [30:0] n0, d0;
   assign swap0 = a[30:0] > b[30:0];
-  assign n0 = swap0 ? b[30:0] : a[30:0];
-  assign d0 = swap0 ? a[30:0] : b[30:0];
   logic [23:0] mn0, md0;
-  assign mn0 = {n0[30:23] != 8'd0, n0[22:0]};
-  assign md0 = {d0[30:23] != 8'd0, d0[22:0]};
-  logic [4:0] lzn0, lzd0;
-  fk_lzc #(.W(24)) u_lzn (.x(mn0), .count(lzn0));
-  fk_lzc #(.W(24)) u_lzd (.x(md0), .count(lzd0));
+  logic [7:0]  en0, ed0;
+  logic [4:0]  lzn0, lzd0;
+  assign {mn0, en0, lzn0} = swap0 ? ub : ua;
+  assign {md0, ed0, lzd0} = swap0 ? ua : ub;
 
   logic [23:0] mn1, md1;
   logic [8:0]  en1, ed1;       // exponent fields (1 for subnormals) minus leading zeros, + 23
@@ -112,8 +102,8 @@ module fk_fp32_atan2 (
     if (ce) begin
       mn1    <= mn0;
       md1    <= md0;
-      en1    <= {1'b0, n0[30:23] == 8'd0 ? 8'd1 : n0[30:23]} + 9'd23 - {4'd0, lzn0};
-      ed1    <= {1'b0, d0[30:23] == 8'd0 ? 8'd1 : d0[30:23]} + 9'd23 - {4'd0, lzd0};
+      en1    <= {1'b0, en0} + 9'd23 - {4'd0, lzn0};
+      ed1    <= {1'b0, ed0} + 9'd23 - {4'd0, lzd0};
       lzn1   <= lzn0;
       lzd1   <= lzd0;
       flags1 <= {cls0, a[31], b[31], swap0};

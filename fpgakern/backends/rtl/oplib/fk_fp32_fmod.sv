@@ -35,23 +35,14 @@ module fk_fp32_fmod #(
   localparam logic [31:0] QNAN = 32'h7FC0_0000;
 
   // ---------------------------------------------------------------- stage 1: classify
-  logic [7:0]  ea, eb;
-  logic [22:0] fa, fb;
+  logic [23:0] ma, mb;       // significands with the hidden bit, not yet normalized
+  logic [7:0]  ea, eb;       // effective biased exponents (1 for subnormals)
+  logic [4:0]  lza, lzb;
   logic        a_nan, b_nan, a_inf, b_inf, a_zero, b_zero;
-  assign ea = a[30:23];
-  assign eb = b[30:23];
-  assign fa = a[22:0];
-  assign fb = b[22:0];
-  assign a_nan  = ea == 8'hFF && fa != 23'd0;
-  assign b_nan  = eb == 8'hFF && fb != 23'd0;
-  assign a_inf  = ea == 8'hFF && fa == 23'd0;
-  assign b_inf  = eb == 8'hFF && fb == 23'd0;
-  assign a_zero = ea == 8'd0 && fa == 23'd0;
-  assign b_zero = eb == 8'd0 && fb == 23'd0;
-
-  logic [4:0] lza, lzb;
-  fk_lzc #(.W(24)) u_lza (.x({ea != 8'd0, fa}), .count(lza));
-  fk_lzc #(.W(24)) u_lzb (.x({eb != 8'd0, fb}), .count(lzb));
+  fk_fp32_unpack u_unpack_a (.mag(a[30:0]), .nan(a_nan), .inf(a_inf), .zero(a_zero), .m(ma),
+                             .e(ea), .lz(lza));
+  fk_fp32_unpack u_unpack_b (.mag(b[30:0]), .nan(b_nan), .inf(b_inf), .zero(b_zero), .m(mb),
+                             .e(eb), .lz(lzb));
 
   logic [23:0] ma1, mb1;
   logic [7:0]  ea1, eb1;     // effective biased exponents (1 for subnormals)
@@ -59,10 +50,10 @@ module fk_fp32_fmod #(
   logic        sign1, nan1, pass1;
   always_ff @(posedge clk) begin
     if (ce) begin
-      ma1   <= {ea != 8'd0, fa};
-      mb1   <= {eb != 8'd0, fb};
-      ea1   <= ea == 8'd0 ? 8'd1 : ea;
-      eb1   <= eb == 8'd0 ? 8'd1 : eb;
+      ma1   <= ma;
+      mb1   <= mb;
+      ea1   <= ea;
+      eb1   <= eb;
       lza1  <= lza;
       lzb1  <= lzb;
       sign1 <= a[31];

@@ -22,7 +22,8 @@
 // rounded result is within 0.5 + 2^-5.8 ulp: at most 1 ulp. Constants and tables come from
 // gen_log_table.py.
 //
-// Pipeline, latency 16 ce-cycles, II = 1:
+// Pipeline, latency 16 ce-cycles, II = 1 (stages 1-5 but the classes and e * ln 2 are
+// fk_fp32_log_reduce, shared with fk_fp32_pow):
 //   1 classify, lzc | 2 normalize | 3 table, e * ln 2 | 4 m * r | 5 z | 6-9 q (Horner)
 //   | 10-11 z * q | 12 sum | 13 magnitude | 14 lzc | 15 normalize | 16 round, pack.
 module fk_fp32_log_core #(
@@ -57,48 +58,17 @@ module fk_fp32_log_core #(
     else if (ea == 8'hFF)                cls_q[0] = CLS_PINF;
     else                                 cls_q[0] = CLS_FINITE;
   end
-  logic [4:0] lz_f;
-  fk_lzc #(.W(23)) u_lzc_in (.x(fa), .count(lz_f));
-
-  logic [7:0]  ea1;
-  logic [22:0] fa1;
-  logic [4:0]  lz1;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      ea1 <= ea;
-      fa1 <= fa;
-      lz1 <= lz_f;
-    end
-  end
-
-  // ---------------------------------------------------------------- 2: normalize
-  // Subnormal: the leading one of f at bit 22 - lz moves to the hidden position 23, and
-  // x = 2^(-127 - lz) * m. Normal: e = field - 127.
-  logic [23:0]       m2;
-  logic signed [8:0] e2;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      m2 <= ea1 == 8'd0 ? 24'({fa1, 1'b0} << lz1) : {1'b1, fa1};
-      e2 <= ea1 == 8'd0 ? -9'sd127 - $signed({4'd0, lz1}) : $signed({1'b0, ea1}) - 9'sd127;
-    end
-  end
-
-  // ---------------------------------------------------------------- 3: table, e * log_b 2
-  logic [10:0] recip;
-  logic [58:0] lg;
-  fk_fp32_log_table #(.NATURAL(NATURAL)) u_table (.idx(m2[22:16]), .recip(recip), .lg(lg));
-
-  logic [23:0]        m3;
-  logic [10:0]        r3;
+  // ---------------------------------------------------------------- 1-5: range reduction
+  // x = 2^e * m, r = table[m] ~ 1/m, z = m * r - 1 (fk_fp32_log_reduce, shared with pow):
+  // e leaves after stage 2, L = -log_b(r) after stage 3, z after stage 5.
+  logic signed [8:0]  e2;
   logic [58:0]        lg3;
+  logic signed [26:0] z5;   // units 2^-33, |z| < 2^26
+  fk_fp32_log_reduce #(.NATURAL(NATURAL)) u_reduce (
+      .clk, .ce, .mag(a[30:0]), .e(e2), .lg(lg3), .z(z5));
+
+  // ---------------------------------------------------------------- 3: e * log_b 2
   logic signed [67:0] ebig3;  // e * log_b(2), 58 fraction bits
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      m3  <= m2;
-      r3  <= recip;
-      lg3 <= lg;
-    end
-  end
   if (NATURAL) begin : g_ln2
     logic signed [68:0] eprod;
     always_ff @(posedge clk) begin
@@ -115,27 +85,13 @@ module fk_fp32_log_core #(
     assign ebig3 = 68'($signed({e3, 58'd0}));
   end
 
-  // ---------------------------------------------------------------- 4: m * r
-  logic [34:0]        mr4;  // units 2^-33, within 2^-7 of 1
-  logic [58:0]        lg4;
-  logic signed [67:0] ebig4;
+  // ---------------------------------------------------------------- 4-5: L, e * log_b 2 wait
+  logic [58:0]        lg4, lg5;
+  logic signed [67:0] ebig4, ebig5;
   always_ff @(posedge clk) begin
     if (ce) begin
-      mr4   <= m3 * r3;
       lg4   <= lg3;
       ebig4 <= ebig3;
-    end
-  end
-
-  // ---------------------------------------------------------------- 5: z = m * r - 1
-  logic signed [35:0] z_wide;
-  assign z_wide = $signed({1'b0, mr4}) - 36'sd8589934592;  // - 2^33
-  logic signed [26:0] z5;   // units 2^-33, |z| < 2^26
-  logic [58:0]        lg5;
-  logic signed [67:0] ebig5;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      z5    <= z_wide[26:0];
       lg5   <= lg4;
       ebig5 <= ebig4;
     end
@@ -257,9 +213,8 @@ module fk_fp32_log_core #(
     end
   end
 
-  // The hidden bit is implied by the exponent; the last class is not needed; z's bits
-  // above 26 only repeat its sign; the rest are below the kept precision.
+  // The hidden bit is implied by the exponent; the last class is not needed; the rest are
+  // below the kept precision.
   logic unused;
-  assign unused = ^{norm15[66], cls_q[LAT], z_wide[35:27], p4_6[23:0], p3_7[23:0],
-                    p2_8[31:0], zq11[6:0]};
+  assign unused = ^{norm15[66], cls_q[LAT], p4_6[23:0], p3_7[23:0], p2_8[31:0], zq11[6:0]};
 endmodule

@@ -16,8 +16,9 @@
 //
 // Algorithm: |x|^y = 2^t, t = y * log2|x|, in fixed point (no floating-point adder inside).
 //   log2|x|: x = 2^e * m, m in [1, 2) (subnormals: lzc + shift); r = table[m's top 7 fraction
-//   bits] ~ 1/m (fk_fp32_log_table, shared with fk_fp32_log_core), z = m * r - 1 exact,
-//   |z| < 2^-7;  log2|x| = e + L + z * q(z), L = -log2(r) (58 fraction bits), and
+//   bits] ~ 1/m (fk_fp32_log_table), z = m * r - 1 exact, |z| < 2^-7 (fk_fp32_log_reduce,
+//   shared with fk_fp32_log_core); log2|x| = e + L + z * q(z), L = -log2(r) (58 fraction
+//   bits), and
 //   q(z) = log2(e) * (1 - z/2 + z^2/3 - z^3/4 + z^4/5 - z^5/6) in Horner form (two more
 //   Taylor terms and wider coefficients than fk_fp32_log_core's, printed by
 //   gen_log_table.py as POW_Cn). The sum s = log2|x| is exact apart from q's error and L's
@@ -48,9 +49,9 @@
 //
 // Pipeline, latency 30 ce-cycles, II = 1:
 //   1 classify both operands, special cases, y's integer class, lzc | 2 normalize x
-//   | 3 table | 4 m * r | 5 z | 6-10 Horner | 11-12 z * q | 13 s | 14 magnitude | 15 lzc
-//   | 16 normalize s | 17-18 y * s | 19 align t | 20 sign, class | 21-27 2^t
-//   | 28-30 round, pack (fk_fp32_exp_pack).
+//   | 3 table | 4 m * r | 5 z (x's side of 1-5: fk_fp32_log_reduce) | 6-10 Horner
+//   | 11-12 z * q | 13 s | 14 magnitude | 15 lzc | 16 normalize s | 17-18 y * s
+//   | 19 align t | 20 sign, class | 21-27 2^t | 28-30 round, pack (fk_fp32_exp_pack).
 module fk_fp32_pow (
   input  logic        clk,
   input  logic        ce,
@@ -130,61 +131,21 @@ module fk_fp32_pow (
   assign ey_unb = (ey == 8'd0 ? 9'sd1 : $signed({1'b0, ey})) - 9'sd127;
   assign side_q[0] = {my, ey_unb, sy, forced, fcls, rsign};
 
-  logic [4:0] lz_f;
-  fk_lzc #(.W(23)) u_lzc_in (.x(fx), .count(lz_f));
-  logic [7:0]  ex1;
-  logic [22:0] fx1;
-  logic [4:0]  lz1;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      ex1 <= ex;
-      fx1 <= fx;
-      lz1 <= lz_f;
-    end
-  end
-
-  // ---------------------------------------------------------------- 2: normalize x
-  logic [23:0]       m2;
-  logic signed [8:0] e2;
-  always_ff @(posedge clk) begin
-    if (ce) begin
-      if (ex1 == 8'd0) begin  // subnormal: the leading one of f moves to bit 23
-        m2 <= 24'({fx1, 1'b0} << lz1);
-        e2 <= -9'sd127 - $signed({4'd0, lz1});
-      end else begin
-        m2 <= {1'b1, fx1};
-        e2 <= $signed({1'b0, ex1}) - 9'sd127;
-      end
-    end
-  end
-
-  // ---------------------------------------------------------------- 3: table
-  logic [10:0] recip;
-  logic [58:0] lg;
-  fk_fp32_log_table #(.NATURAL(1'b0)) u_table (.idx(m2[22:16]), .recip(recip), .lg(lg));
-  logic [23:0] m3;
-  logic [10:0] r3;
+  // ---------------------------------------------------------------- 1-5: reduce x
+  // x = 2^e * m, r = table[m] ~ 1/m, z = m * r - 1 (fk_fp32_log_reduce, shared with the log
+  // core): e leaves after stage 2, L = -log2(r) after stage 3, z after stage 5.
+  logic signed [8:0]  e2;
+  logic [58:0]        lg3;
+  logic signed [26:0] z5;  // units 2^-33, |z| < 2^26 (exact)
+  fk_fp32_log_reduce #(.NATURAL(1'b0)) u_reduce (
+      .clk, .ce, .mag(a[30:0]), .e(e2), .lg(lg3), .z(z5));
   // e and L = -log2(r) wait beside the polynomial (stages 3-12).
   logic [12:3][67:0] el_q;
+  logic signed [8:0] e3;
   always_ff @(posedge clk) begin
-    if (ce) begin
-      m3 <= m2;
-      r3 <= recip;
-      el_q[3] <= {e2, lg};
-    end
+    if (ce) e3 <= e2;
   end
-
-  // ---------------------------------------------------------------- 4-5: z = m * r - 1
-  logic [34:0] mr4;  // units 2^-33, within 2^-7 of 1
-  always_ff @(posedge clk) begin
-    if (ce) mr4 <= m3 * r3;
-  end
-  logic signed [35:0] z_wide;
-  assign z_wide = $signed({1'b0, mr4}) - 36'sd8589934592;  // - 2^33
-  logic signed [26:0] z5;  // units 2^-33, |z| < 2^26 (exact)
-  always_ff @(posedge clk) begin
-    if (ce) z5 <= z_wide[26:0];
-  end
+  assign el_q[3] = {e3, lg3};
 
   // ---------------------------------------------------------------- 6-12: z * q(z)
   // Horner from the z^5 coefficient, each step's sum truncated to the fraction bits its
@@ -339,11 +300,11 @@ module fk_fp32_pow (
     end
   end
 
-  // z's bits above 26 only repeat its sign; the products' low bits are below the kept
-  // precision; |s| < 2^88 leaves the top bits of its negation unused; y's significand and
-  // exponent are not needed after stage 16; the delay lines' ends are read in part.
+  // The products' low bits are below the kept precision; |s| < 2^88 leaves the top bits of
+  // its negation unused; y's significand and exponent are not needed after stage 16; the
+  // delay lines' ends are read in part.
   logic unused;
-  assign unused = ^{z_wide[35:27], p6[32:0], p7[32:0], p8[24:0], p9[26:0], p10[31:0],
+  assign unused = ^{p6[32:0], p7[32:0], p8[24:0], p9[26:0], p10[31:0],
                     norm[39:0], p_shifted[71:41], side_q[19][SIDE_W-1:4], side_q[16][9:0],
                     side_q[15][SIDE_W-1:SIDE_W-24], side_q[15][SIDE_W-34:0],
                     side_q[16][SIDE_W-25 -: 9], my_int[23:1]};
