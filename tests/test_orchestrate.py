@@ -66,8 +66,11 @@ def artifacts(tree: Path) -> dict[str, bytes]:
 def test_second_build_is_all_cached(specs):
     first = build(specs)
     assert first["passed"] and first["counts"]["passed"] == len(statuses(first))
+    manifests = {m: m.stat().st_mtime_ns for m in (specs / "build").rglob("manifest.json")}
     second = build(specs)
     assert set(statuses(second).values()) == {"cached"}
+    # Nothing changed, nothing written: every manifest is the file the first build wrote.
+    assert manifests and all(m.stat().st_mtime_ns == t for m, t in manifests.items())
 
 
 def test_touching_one_spec_rebuilds_only_that_kernel(specs):

@@ -189,7 +189,7 @@ class Scheduler(TaskGraph):
                         continue
                     record = cache.is_fresh(task.folder, task.step.name, task.key)
                     if record is not None:
-                        task.status, task.outcome = CACHED, record.outcome()
+                        task.status, task.outcome, task.record = CACHED, record.outcome(), record
                         self.observer(task)
                         self._variant_done(task)
                         continue
@@ -217,7 +217,7 @@ class Scheduler(TaskGraph):
         except Exception as err:  # a lost worker, a broken pool: the task failed
             outcome, files = StepOutcome(False, f"executor error: {err}"), {}
         cache.write_outputs(task.folder, files)
-        cache.commit(task.folder, task.step.name, task.key, outcome)
+        task.record = cache.commit(task.folder, task.step.name, task.key, outcome)
         task.outcome = outcome
         task.status = PASSED if outcome.passed else FAILED
         self.observer(task)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fpgakern.ladder import Plan
+from fpgakern.orchestrate.cache import Record
 from fpgakern.orchestrate.step import Step, StepOutcome, VariantId
 
 # Task states. A task ends cached, passed, failed, skipped (the step does not apply) or
@@ -30,6 +31,9 @@ class Task:
     status: str = WAITING
     outcome: StepOutcome | None = None
     reason: str = ""  # why skipped or blocked
+    # The task's record in the build tree: the one is_fresh trusted, or the one commit
+    # wrote (the manifest reads it instead of loading every record again).
+    record: Record | None = None
 
     @property
     def variant(self) -> VariantId:

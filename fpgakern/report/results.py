@@ -121,6 +121,9 @@ def junit(result: BuildResult) -> str:
 def write(result: BuildResult, folder: Path, command: str,
           library: Any = None) -> dict[str, Any]:
     data = to_json(result, command, library)
-    write_text_atomic(folder / RESULTS, json.dumps(data, indent=2) + "\n")
+    # One line, not indented: json's indented output is pure Python, and for the whole
+    # library (3,360 tasks) it took a tenth of a no-change build (python -m json.tool
+    # or jq shows it indented).
+    write_text_atomic(folder / RESULTS, json.dumps(data, separators=(",", ":")) + "\n")
     write_text_atomic(folder / JUNIT, junit(result))
     return data
