@@ -23,12 +23,17 @@ def test_benchmark_imports_and_explains_itself(script):
     assert "usage:" in done.stdout
 
 
-def test_operator_resources_finds_the_operators():
+def _operator_resources():  # noqa: ANN202 -- a benchmark script, loaded as a module
     path = paths.SOURCE_ROOT / "benchmarks" / "operator_resources.py"
     spec = importlib.util.spec_from_file_location("operator_resources", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
+    return module
+
+
+def test_operator_resources_finds_the_operators():
+    module = _operator_resources()
     found = module.discover()
     assert {"fk_fp32_add", "fk_fp32_fma", "fk_fp32_div", "fk_fp32_exp",
             "fk_int32_div"} <= set(found)
@@ -39,11 +44,7 @@ def test_operator_resources_finds_the_operators():
 def test_operator_resources_renders_the_reduction_accumulators(tmp_path):
     """The accumulators are generated, not files of the operator library: the resource
     table lists them and gives Yosys their rendered text beside their library modules."""
-    path = paths.SOURCE_ROOT / "benchmarks" / "operator_resources.py"
-    spec = importlib.util.spec_from_file_location("operator_resources", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = _operator_resources()
     assert {"fk_reduce_fp32_sum", "fk_reduce_int32_max"} <= set(module.discover())
     files = module._sources("fk_reduce_fp32_sum", tmp_path)
     assert files[0] == "fk_reduce_fp32_sum.sv"
@@ -55,11 +56,7 @@ def test_operator_resources_renders_the_reduction_accumulators(tmp_path):
 def test_resource_table_has_every_operator_at_its_latency():
     """docs/operators.md's generated table has a row for every operator module, with the
     op table's latency: a new operator cannot land without its Yosys figures (issue 14)."""
-    path = paths.SOURCE_ROOT / "benchmarks" / "operator_resources.py"
-    spec = importlib.util.spec_from_file_location("operator_resources", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = _operator_resources()
     text = module.DOCS.read_text()
     rows = module._table_rows(text.split(module.BEGIN, 1)[1].split(module.END, 1)[0])
     latencies = {name: latency for name, (_, latency) in module._op_table_modules().items()}

@@ -47,3 +47,21 @@ def _verilator_available() -> None:
 def rng(request: pytest.FixtureRequest) -> np.random.Generator:
     """A generator seeded from the test's id: stable across runs, different per test."""
     return np.random.default_rng(list(request.node.nodeid.encode()))
+
+
+@pytest.fixture(name="table_generator")
+def _table_generator_fixture() -> object:
+    """``table_generator("gen_log_table")``: a table generator script of the operator
+    library, loaded as a module (the scripts are not part of the package)."""
+    import importlib.util
+
+    from fpgakern.verify import opsim
+
+    def load(name: str) -> object:
+        spec = importlib.util.spec_from_file_location(name, opsim.OPLIB_DIR / f"{name}.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

@@ -543,17 +543,11 @@ def test_atan2_special_values_and_canonical_nan():
     assert [hex(g) for g in got] == [hex(w) for w in want]
 
 
-def test_log_table_is_generated():
+def test_log_table_is_generated(table_generator):
     """fk_fp32_log_table.sv is what gen_log_table.py produces, and the constants
     hard-coded in fk_fp32_log_core.sv (and the natural-log ones in fk_fp32_log1p.sv, its
     widened copy, and fk_fp32_pow.sv's wider q(z)) are the ones it prints."""
-    import importlib.util
-
-    path = opsim.OPLIB_DIR / "gen_log_table.py"
-    spec = importlib.util.spec_from_file_location("gen_log_table", path)
-    assert spec and spec.loader
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = table_generator("gen_log_table")
     assert (opsim.OPLIB_DIR / "fk_fp32_log_table.sv").read_text() == gen.render()
     core = (opsim.OPLIB_DIR / "fk_fp32_log_core.sv").read_text()
     for name, value in gen.constants().items():
@@ -570,48 +564,30 @@ def test_log_table_is_generated():
         assert re.search(rf"\b{name[4:]} = {sign}\d+'sd{abs(value)};", pow_rtl), name
 
 
-def test_atan_table_is_generated():
+def test_atan_table_is_generated(table_generator):
     """fk_fp32_atan_table.sv is what gen_atan_table.py produces, and the pi and pi/2
     hard-coded in fk_fp32_atan2.sv are the ones it prints."""
-    import importlib.util
-
-    path = opsim.OPLIB_DIR / "gen_atan_table.py"
-    spec = importlib.util.spec_from_file_location("gen_atan_table", path)
-    assert spec and spec.loader
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = table_generator("gen_atan_table")
     assert (opsim.OPLIB_DIR / "fk_fp32_atan_table.sv").read_text() == gen.render()
     operator = (opsim.OPLIB_DIR / "fk_fp32_atan2.sv").read_text()
     for name, value in gen.constants().items():
         assert f"{name:<11} = 42'd{value};" in operator, name
 
 
-def test_erf_table_is_generated():
+def test_erf_table_is_generated(table_generator):
     """fk_fp32_erf_table.sv is what gen_erf_table.py produces, and fk_fp32_erf.sv's C_TINY
     is the constant it prints."""
-    import importlib.util
-
-    path = opsim.OPLIB_DIR / "gen_erf_table.py"
-    spec = importlib.util.spec_from_file_location("gen_erf_table", path)
-    assert spec and spec.loader
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = table_generator("gen_erf_table")
     assert (opsim.OPLIB_DIR / "fk_fp32_erf_table.sv").read_text() == gen.render()
     rtl = (opsim.OPLIB_DIR / "fk_fp32_erf.sv").read_text().replace("_", "")
     assert f"C TINY = 48'h{gen.c_tiny():012X};".replace(" ", "") in rtl.replace(" ", "")
 
 
-def test_sincos_table_is_generated():
+def test_sincos_table_is_generated(table_generator):
     """fk_fp32_sincos_table.sv is what gen_sincos_table.py produces, the polynomial
     coefficients hard-coded in fk_fp32_sincos_core.sv are the ones it prints, and the
     worst reduction cases listed here are as near a multiple of pi/2 as stated."""
-    import importlib.util
-
-    path = opsim.OPLIB_DIR / "gen_sincos_table.py"
-    spec = importlib.util.spec_from_file_location("gen_sincos_table", path)
-    assert spec and spec.loader
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = table_generator("gen_sincos_table")
     assert (opsim.OPLIB_DIR / "fk_fp32_sincos_table.sv").read_text() == gen.render()
     core = (opsim.OPLIB_DIR / "fk_fp32_sincos_core.sv").read_text()
     for name, value in gen.constants().items():
