@@ -54,15 +54,8 @@ def _show(value: np.generic) -> str:
     return f"{value!r} (0x{int(bits):0{np.asarray(value).dtype.itemsize * 2}x})"
 
 
-def ordered_ints(x: np.ndarray) -> np.ndarray:
-    """float32 bit patterns mapped to integers that are monotonic in the float order, so
-    that the difference of two is their distance in ulps (-0 and +0 are one apart)."""
-    bits = x.astype(np.float32).view(np.int32).astype(np.int64)
-    return np.where(bits < 0, -(bits & 0x7FFF_FFFF) - 1, bits)
-
-
 def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
-    return np.abs(ordered_ints(expected) - ordered_ints(actual))
+    return np.abs(reference.ordered_ints(expected) - reference.ordered_ints(actual))
 
 
 def reduction_bound(reduced: np.ndarray, accuracy: Accuracy | None = None) -> float:

@@ -44,12 +44,17 @@ def expected_output(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray:
     return evaluate_node(kernel.graph(dtype_name), case, case.size)
 
 
+def ordered_ints(x: np.ndarray) -> np.ndarray:
+    """float32 bit patterns mapped to integers that are monotonic in the float order, so
+    that the difference of two is their distance in ulps (-0 and +0 are one apart)."""
+    bits = x.astype(np.float32).view(np.int32).astype(np.int64)
+    return np.where(bits < 0, -(bits & 0x7FFF_FFFF) - 1, bits)
+
+
 def step_ulps(values: np.ndarray, ulps: int) -> np.ndarray:
     """float32 ``values`` moved ``ulps`` places along the floats (negative: down), never
     past an infinity; NaNs stay NaN. -0 and +0 count as one place apart."""
-    bits = values.astype(np.float32).view(np.int32).astype(np.int64)
-    ordered = np.where(bits < 0, -(bits & 0x7FFF_FFFF) - 1, bits) + ulps
-    ordered = np.clip(ordered, -0x7F80_0000 - 1, 0x7F80_0000)
+    ordered = np.clip(ordered_ints(values) + ulps, -0x7F80_0000 - 1, 0x7F80_0000)
     moved = np.where(ordered < 0, (-(ordered + 1)) | 0x8000_0000, ordered)
     out = moved.astype(np.uint32).view(np.float32)
     return np.where(np.isnan(values), values, out)
