@@ -95,7 +95,8 @@ class KernelInterface:
 
 
 def interface(plan: Plan) -> KernelInterface:
-    """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, n."""
+    """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, then
+    the size arguments (``n``; a shaped kernel's are ``Kernel.size_args``)."""
     ctype = plan.dtype.ctype.replace("int32_t", "int")
     args: list[Arg] = []
     offset = FIRST_ARG_OFFSET
@@ -105,7 +106,8 @@ def interface(plan: Plan) -> KernelInterface:
         args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
         offset += 0x0C
     scalar_names = [s.name for s in plan.kernel.scalars]
-    for name, scalar_type in [*((s, ctype) for s in scalar_names), (SIZE_ARG, "int")]:
+    sizes = [(name, "int") for name in plan.kernel.size_args]  # (SIZE_ARG,) but shaped kinds
+    for name, scalar_type in [*((s, ctype) for s in scalar_names), *sizes]:
         args.append(Arg(name, len(args), "scalar", scalar_type, CONTROL_PORT, offset, 4))
         offset += 0x08
     masters = tuple(

@@ -110,13 +110,18 @@ def parse(
     text: str,
     inputs: Mapping[str, str],
     scalars: Mapping[str, str],
+    lets: Mapping[str, Node] | None = None,
+    nested_reductions: bool = False,
 ) -> Node:
     """Parse and type-check ``text``.
 
-    ``inputs`` and ``scalars`` map each name to its dtype name. Raises ExprError with a
+    ``inputs`` and ``scalars`` map each name to its dtype name; ``lets`` names parsed
+    expressions the text may use (a spec's ``let``, see :func:`parse_lets`).
+    ``nested_reductions``: reductions may stand anywhere (a shaped kernel's reductions run
+    along a row, :mod:`fpgakern.ir.shapes`), not only at the root. Raises ExprError with a
     message that names the offending part of the expression.
     """
-    root = _Builder(inputs, scalars).build(syntax(text), top=True)
+    root = _Builder(inputs, scalars, lets, nested_reductions).build(syntax(text), top=True)
     if root.dtype == BOOL:
         raise ExprError(f"{shown(to_text(root))} is a comparison, whose bool no output "
                         "holds; use it as where()'s condition: where(x > 0, x, 0)")
@@ -159,10 +164,31 @@ def _check_depth(tree: ast.expr) -> None:
                      if isinstance(child, ast.expr))
 
 
+def parse_lets(lets: Mapping[str, str], inputs: Mapping[str, str],
+               scalars: Mapping[str, str], nested_reductions: bool = False) -> dict[str, Node]:
+    """Parse a spec's ``let`` (name -> expression text), in order: each may use the inputs,
+    scalars and the names bound before it. Raises ExprError starting with the name."""
+    bound: dict[str, Node] = {}
+    for name, text in lets.items():
+        try:
+            bound[name] = _Builder(inputs, scalars, bound, nested_reductions).build(
+                syntax(text), top=False)
+        except ExprError as err:
+            raise ExprError(f"{name}: {err}") from None
+        if bound[name].dtype == BOOL:
+            raise ExprError(f"{name}: a comparison cannot be named; use it as where()'s "
+                            "condition")
+    return bound
+
+
 class _Builder:
-    def __init__(self, inputs: Mapping[str, str], scalars: Mapping[str, str]) -> None:
+    def __init__(self, inputs: Mapping[str, str], scalars: Mapping[str, str],
+                 lets: Mapping[str, Node] | None = None,
+                 nested_reductions: bool = False) -> None:
         self.inputs = inputs
         self.scalars = scalars
+        self.lets = lets or {}
+        self.nested_reductions = nested_reductions
 
     def build(self, node: ast.expr, top: bool = False) -> Node:
         match node:
@@ -194,13 +220,17 @@ class _Builder:
             return Input(self.inputs[name], name)
         if name in self.scalars:
             return Scalar(self.scalars[name], name)
-        known = ", ".join([*self.inputs, *self.scalars]) or "none"
+        if name in self.lets:
+            return self.lets[name]
+        known = ", ".join([*self.inputs, *self.scalars, *self.lets]) or "none"
         raise ExprError(f"unknown name {name!r} (inputs and scalars: {known})")
 
     def _call(self, name: str, args: list[ast.expr], top: bool) -> Node:
         if name not in OPS:
             raise ExprError(f"unknown op {name}() (known: {', '.join(sorted(OPS))})")
         entry = OPS[name]
+        if entry.kind == "reduce" and self.nested_reductions:
+            return self._apply(name, args)
         if entry.kind == "reduce" and not top:
             raise ExprError(f"reduction {name}() may only stand at the root of the expression")
         if entry.kind == "reduce":

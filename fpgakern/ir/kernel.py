@@ -7,15 +7,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fpgakern.ir import expr
+from fpgakern.ir import expr, shapes
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES, DType
 from fpgakern.ir.ops import Accuracy, Op
 
 # What shape of computation a kernel is; every generator and checker dispatches on it,
-# never on the folder (category) a spec sits in. Kinds to come (DESIGN.md): broadcast
-# operands, reductions along a dimension, reduce-then-map (softmax), transforms (FFT).
-KernelKind = Literal["elementwise", "reduction"]
-KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction")
+# never on the folder (category) a spec sits in. The last three need a spec's ``shapes``
+# (fpgakern.ir.shapes). Kinds to come (DESIGN.md): transforms (FFT).
+KernelKind = Literal["elementwise", "reduction", "broadcast", "row_reduction", "row_map"]
+KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction", "broadcast", "row_reduction",
+                                 "row_map")
+SHAPED_KINDS: tuple[KernelKind, ...] = ("broadcast", "row_reduction", "row_map")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,13 @@ class Kernel:
     rungs: tuple[int, ...]
     compute_units: int
     source: Path
+    # The spec's ``shapes`` (tensor name -> dimension names) and ``let`` (name ->
+    # expression text), each in the spec's order; empty for most kernels.
+    shapes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    lets: tuple[tuple[str, str], ...] = ()
+    # A shaped kernel's stated accuracy (``accuracy`` key), where its ops' classes do not
+    # decide it: the row kinds, whose statistics the hardware sums in its own order.
+    stated_accuracy: Accuracy | None = None
 
     @property
     def qualname(self) -> str:
@@ -61,17 +70,51 @@ class Kernel:
         return {d: self._parse(d) for d in self.dtypes}
 
     def _parse(self, dtype_name: str) -> expr.Node:
-        inputs = dict.fromkeys(self.inputs, dtype_name)
-        scalars = {s.name: dtype_name for s in self.scalars}
-        return expr.parse(self.expression, inputs, scalars)
+        return parse_graph(self.expression, self.inputs, self.scalars, self.lets,
+                           bool(self.shapes), dtype_name)[0]
 
     def graph(self, dtype_name: str) -> expr.Node:
-        """The typed expression graph for one dtype."""
+        """The typed expression graph for one dtype (``let`` names substituted)."""
         return self._graphs[dtype_name]
+
+    @functools.cached_property
+    def layout(self) -> shapes.Layout | None:
+        """How the tensors' shapes relate (None without ``shapes``)."""
+        if not self.shapes:
+            return None
+        root = self.graph(self.dtypes[0])
+        return shapes.layout(dict(self.shapes), self.inputs, self.output,
+                             expr.reduction_of(root) is not None)
+
+    @functools.cached_property
+    def _staged(self) -> dict[str, shapes.Staged]:
+        layout = self.layout
+        if layout is None:
+            return {}
+        return {d: shapes.stage(self.graph(d), layout, self._let_names(d))
+                for d in self.dtypes}
+
+    def _let_names(self, dtype_name: str) -> dict[str, str]:
+        lets = parse_graph(self.expression, self.inputs, self.scalars, self.lets, True,
+                           dtype_name)[1]
+        return {expr.to_text(node): name for name, node in lets.items()}
+
+    def staged(self, dtype_name: str) -> shapes.Staged | None:
+        """A shaped kernel's stages for one dtype (None for a kernel without ``shapes``, or
+        one whose shapes add nothing: same-shaped inputs, no reduction)."""
+        staged = self._staged.get(dtype_name)
+        layout = self.layout
+        if staged is None or layout is None or (
+                staged.kind == "broadcast" and not layout.channel_inputs):
+            return None
+        return staged
 
     @property
     def reduction(self) -> Op | None:
-        """The reduction op at the root, or None for an elementwise kernel."""
+        """The reduction op at the root of a kernel that reduces all its elements to one,
+        or None (elementwise and shaped kernels)."""
+        if self.staged(self.dtypes[0]) is not None:
+            return None
         return expr.reduction_of(self.graph(self.dtypes[0]))
 
     @property
@@ -80,12 +123,25 @@ class Kernel:
 
     @property
     def kind(self) -> KernelKind:
-        """``elementwise`` (n elements in, n out) or ``reduction`` (all elements to one),
-        from the expression alone: a ``sum(...)`` in any category is a reduction."""
+        """``elementwise`` (n elements in, n out), ``reduction`` (all elements to one), or a
+        shaped kind (fpgakern.ir.shapes) from ``shapes`` and the expression: a ``sum(...)``
+        in any category is a reduction."""
+        staged = self.staged(self.dtypes[0])
+        if staged is not None:
+            return staged.kind
         return "reduction" if self.is_reduction else "elementwise"
 
+    @property
+    def size_args(self) -> tuple[str, ...]:
+        """The kernel's size arguments, after its scalars (shapes.SIZE_ARGS)."""
+        return shapes.SIZE_ARGS[self.kind]
+
     def elementwise_body(self, dtype_name: str) -> expr.Node:
-        """The per-element part: the whole graph, or the reduction's operand."""
+        """The per-element part: the whole graph, the reduction's operand, or a shaped
+        kernel's per-element stage (Staged.body)."""
+        staged = self.staged(dtype_name)
+        if staged is not None:
+            return staged.body
         root = self.graph(dtype_name)
         return root.args[0] if self.is_reduction and isinstance(root, expr.Apply) else root
 
@@ -96,6 +152,8 @@ class Kernel:
         """The loosest accuracy class among the ops the kernel applies (exact < ulp <
         reduction); ulp bounds add up along a chain of inexact ops. Every verifier (csim's
         testbench, fpgakern's own comparison) holds results to it."""
+        if self.stated_accuracy is not None:
+            return self.stated_accuracy
         classes = [op.accuracy_for(dtype_name) for op in self.ops_used(dtype_name)]
         reductions = [a for a in classes if a.kind == "reduction"]
         if reductions:  # one at most: a reduction stands only at the root
@@ -110,3 +168,16 @@ class Kernel:
             if isinstance(node, expr.Apply):
                 seen.setdefault(node.op.name, node.op)
         return list(seen.values())
+
+
+def parse_graph(text: str, inputs: tuple[str, ...], scalars: tuple[ScalarArg, ...],
+                lets: tuple[tuple[str, str], ...], shaped: bool,
+                dtype_name: str) -> tuple[expr.Node, dict[str, expr.Node]]:
+    """The typed graph of ``text`` for one dtype, and the parsed ``let`` values it may use.
+    A shaped kernel's reductions may stand anywhere (they run along rows). Raises
+    ExprError (a let's message starts with its name)."""
+    typed_inputs = dict.fromkeys(inputs, dtype_name)
+    typed_scalars = {s.name: dtype_name for s in scalars}
+    bound = expr.parse_lets(dict(lets), typed_inputs, typed_scalars, shaped)
+    root = expr.parse(text, typed_inputs, typed_scalars, bound, shaped)
+    return root, bound

@@ -56,11 +56,18 @@ class Accuracy:
     (``2**-24 * sum(|x|) + 2**-23 * sum(|x|) / n``).
     """
 
-    kind: Literal["exact", "ulp", "reduction"]
+    kind: Literal["exact", "ulp", "reduction", "rows"]
     ulps: int = 0
     bound: Literal["sum", "product", "mean"] = "sum"
+    # ``rows`` (a shaped kernel that reduces along rows, stated in its spec): each element
+    # within ``ulps`` ulps of itself plus ``row_ulps`` ulps of its row's largest magnitude,
+    # against the float64 evaluation of the expression rounded to float32
+    # (verify.compare): |y - r| <= ulps * ulp(r) + row_ulps * ulp(max |r| of the row).
+    row_ulps: int = 0
 
     def __str__(self) -> str:
+        if self.kind == "rows":
+            return f"<= {self.ulps} ulp + {self.row_ulps} ulp of the row's largest"
         if self.kind == "reduction" and self.bound != "sum":
             return f"reduction ({self.bound})"
         return f"<= {self.ulps} ulp" if self.kind == "ulp" else self.kind

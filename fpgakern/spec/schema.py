@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fpgakern.errors import SpecError, shown
-from fpgakern.ir import expr
+from fpgakern.ir import expr, shapes
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES
-from fpgakern.ir.kernel import Kernel, ScalarArg
+from fpgakern.ir.kernel import Kernel, ScalarArg, parse_graph
+from fpgakern.ir.ops import Accuracy
 from fpgakern.ladder import DEFAULT_RUNGS, LAST_RUNG
 from fpgakern.spec.yamlpos import Located
 
@@ -50,6 +51,13 @@ FIELDS: dict[str, Field] = {
               f"optimisation rungs to build (0-{LAST_RUNG}), default "
               f"{', '.join(map(str, DEFAULT_RUNGS))}"),
         Field("compute_units", "integer", "compute units at rung 3 (multi_cu), default 4"),
+        Field("shapes", "mapping name: shape",
+              "each tensor's dimensions, e.g. x: (N, C, *), weight: (C)", category_default=False),
+        Field("let", "mapping name: expression",
+              "named parts of the expression, in order; each may use the ones before",
+              category_default=False),
+        Field("accuracy", "mapping",
+              "a row kernel's bound against float64: ulps, row_ulps", category_default=False),
     )
 }
 
@@ -70,6 +78,8 @@ _RESERVED_CATEGORIES = frozenset({"reports", "library"})
 _RESERVED = frozenset(
     {
         "n", "size", "interrupt", "clk", "ce", "rst", "reset", "main", "std", "hls", "fk",
+        # size arguments of the shaped kinds (fpgakern.ir.shapes.SIZE_ARGS)
+        "rows", "cols", "inner", "channels", "channel0",
         # locals and helpers of the generated kernels and testbenches
         "i", "k", "l", "acc", "base", "len", "slot", "partial", "value", "column", "result",
         "count", "words", "element", "load", "store", "compute", "reduce", "cu", "first",
@@ -255,6 +265,7 @@ def validate(
     dtypes = _dtypes(source("dtypes"), merged["dtypes"])
     _check_defaults(source("scalars"), scalars, dtypes)
     _no_clashes(doc, name, inputs, outputs, scalars)
+    lets = _lets(doc, data.get("let"), {*inputs, *outputs, *(s.name for s in scalars), name})
     kernel = Kernel(
         name=name,
         category=category,
@@ -268,9 +279,87 @@ def validate(
         rungs=_rungs(source("rungs"), merged.get("rungs")),
         compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
         source=doc.file,
+        shapes=_shapes(doc, data.get("shapes")),
+        lets=lets,
+        stated_accuracy=_accuracy(doc, data.get("accuracy")),
     )
     _check_expression(doc, kernel)
+    _check_shapes(doc, kernel)
     return kernel
+
+
+def _shapes(doc: Located, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not value:
+        raise doc.error("shapes", "expected a mapping of tensor name: shape, such as "
+                                  "x: (N, C, *)")
+    out = []
+    for name, shape in value.items():
+        try:
+            out.append((str(name), shapes.parse_shape(shape)))
+        except shapes.ShapeError as err:
+            raise doc.error("shapes", f"{name}: {err}", "shapes", name) from None
+    return tuple(out)
+
+
+def _lets(doc: Located, value: Any, taken: set[str]) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not value:
+        raise doc.error("let", "expected a mapping of name: expression")
+    out = []
+    for name, text in value.items():
+        check_identifier(doc, "let", name, "let", name)
+        if name in taken:
+            raise doc.error("let", f"{shown(name)} is already an argument or the kernel's name",
+                            "let", name)
+        if isinstance(text, bool) or not isinstance(text, str | int | float):
+            raise doc.error(f"let.{name}", "expected an expression", "let", name)
+        out.append((name, str(text)))
+    return tuple(out)
+
+
+_ACCURACY_KEYS = ("ulps", "row_ulps")
+
+
+def _accuracy(doc: Located, value: Any) -> Accuracy | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not value:
+        raise doc.error("accuracy", "expected a mapping such as {ulps: 8, row_ulps: 2}")
+    for key, number in value.items():
+        if key not in _ACCURACY_KEYS:
+            raise doc.error("accuracy", f"unknown key {shown(key)} (known: "
+                            f"{', '.join(_ACCURACY_KEYS)})", "accuracy", key)
+        if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 1 << 20:
+            raise doc.error("accuracy", f"{key}: expected a whole number of ulps 0-1048576, got "
+                            f"{shown(number)}", "accuracy", key)
+    return Accuracy("rows", value.get("ulps", 0), row_ulps=value.get("row_ulps", 0))
+
+
+def _check_shapes(doc: Located, kernel: Kernel) -> None:
+    """Shapes resolve, and a shaped expression splits into stages (fpgakern.ir.shapes);
+    reductions inside an expression, and ``accuracy``, need shapes."""
+    if not kernel.shapes:
+        if kernel.stated_accuracy is not None:
+            raise doc.error("accuracy", "only a kernel that reduces along rows (one with "
+                                        "shapes) states its accuracy")
+        return
+    try:
+        kernel.layout  # noqa: B018 (resolves, or raises)
+    except shapes.ShapeError as err:
+        raise doc.error("shapes", str(err)) from None
+    for dtype_name in kernel.dtypes:
+        try:
+            staged = kernel.staged(dtype_name)
+        except shapes.ShapeError as err:
+            raise doc.error("expression", str(err)) from None
+        rows = staged is not None and staged.kind != "broadcast"
+        if rows and kernel.stated_accuracy is None and DTYPES[dtype_name].is_float:
+            raise doc.error("shapes", "a float kernel that reduces along rows states its "
+                                      "bound against float64: accuracy: {ulps: U, row_ulps: R} "
+                                      "(docs/spec-format.md)")
 
 
 class _Shifted(Located):
@@ -348,10 +437,14 @@ def _check_expression(doc: Located, kernel: Kernel) -> None:
         try:
             # Parsed here for one dtype (Kernel.graph parses every dtype at once, so its
             # error could be another dtype's), with the arguments Kernel gives it.
-            root = expr.parse(kernel.expression, dict.fromkeys(kernel.inputs, dtype_name),
-                              {s.name: dtype_name for s in kernel.scalars})
+            root, _ = parse_graph(kernel.expression, kernel.inputs, kernel.scalars,
+                                  kernel.lets, bool(kernel.shapes), dtype_name)
         except expr.ExprError as err:
             suffix = f" (for {dtype_name})" if len(kernel.dtypes) > 1 else ""
+            let = next((n for n, _ in kernel.lets if str(err).startswith(f"{n}: ")), None)
+            if let is not None:
+                message = str(err).removeprefix(f"{let}: ")
+                raise doc.error(f"let.{let}", f"{message}{suffix}", "let", let) from None
             raise doc.error("expression", f"{err}{suffix}") from None
         if root.dtype not in RESULT_DTYPES:
             raise doc.error("expression", f"result is {root.dtype}; outputs must be a dtype of "

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from fpgakern.ir import expr
+from fpgakern.ir import expr, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel
 from fpgakern.verify.stimulus import Case
@@ -83,3 +83,84 @@ def perturbed_outputs(kernel: Kernel, dtype_name: str, case: Case,
         if any(combination):
             offsets = {id(a): k for a, k in zip(applications, combination, strict=True)}
             yield evaluate_node(kernel.graph(dtype_name), case, case.size, offsets)
+
+
+def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
+                    scalars: Mapping[str, float | int]) -> np.ndarray:
+    """What a shaped kernel (fpgakern.ir.shapes) must produce for whole tensors of their
+    real shapes (the main tensor's, per-channel operands' (C,)). A broadcast kernel's
+    result is exact: its stages evaluated with the op table's float32 references in the
+    hardware's order. A row kernel's is the float64 evaluation of its expression rounded
+    to float32, which its stated ``rows`` accuracy is held to (compare.compare_rows)."""
+    staged = kernel.staged(dtype_name)
+    layout = kernel.layout
+    assert staged is not None and layout is not None
+    main = np.asarray(tensors[kernel.inputs[0]])
+    dims = shapes.expand(layout.main, main.ndim)
+    assert dims is not None
+    if staged.kind == "broadcast":
+        assert layout.channel_dim is not None
+        axis = dims.index(layout.channel_dim)
+        view = [1] * main.ndim
+        view[axis] = main.shape[axis]
+        env = {x: np.asarray(tensors[x]) for x in layout.full_inputs}
+        channel = {x: np.asarray(tensors[x]) for x in layout.channel_inputs}
+        for value in staged.channel_values:
+            channel[value.name] = _evaluate(value.node, channel, scalars, wide=False)
+        env.update({name: a.reshape(view) for name, a in channel.items()})
+        out = _evaluate(staged.body, env, scalars, wide=False)
+        return np.broadcast_to(out, main.shape).astype(DTYPES[dtype_name].numpy)
+    cols = main.shape[-1] if main.ndim else 1
+    rows = main.size // cols if cols else 0
+    env = {x: np.asarray(tensors[x], dtype=np.float64).reshape(rows, cols)
+           for x in layout.full_inputs}
+    env.update({x: np.asarray(tensors[x], dtype=np.float64).reshape(1, cols)
+                for x in layout.channel_inputs})
+    row_env: dict[str, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        for stat in staged.stats:
+            operand = _evaluate(stat.operand, {**env, **row_env}, scalars, wide=True)
+            row_env[stat.name] = _row_reduce(stat.op.name, np.broadcast_to(operand,
+                                                                           (rows, cols)))
+        for value in staged.row_values:
+            row_env[value.name] = _evaluate(value.node, row_env, scalars, wide=True)
+        out = _evaluate(staged.body, {**env, **row_env}, scalars, wide=True)
+        out = np.broadcast_to(out, (rows, cols))
+        if staged.final is not None:
+            out = _row_reduce(staged.final.name, out)
+            return out.reshape(main.shape[:-1]).astype(np.float32)
+        return out.reshape(main.shape).astype(np.float32)
+
+
+def _row_reduce(op: str, values: np.ndarray) -> np.ndarray:
+    """A reduction along each row, in float64, keeping the row axis (rows, 1)."""
+    if values.shape[-1] == 0:
+        empty = {"sum": 0.0, "mean": np.nan, "max": np.nan, "min": np.nan, "prod": 1.0}
+        return np.full((values.shape[0], 1), empty[op])
+    reduce = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
+              "prod": np.prod}[op]
+    return reduce(values, axis=-1, keepdims=True)
+
+
+def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
+              scalars: Mapping[str, float | int], *, wide: bool) -> np.ndarray:
+    """Evaluate ``node`` on arrays that broadcast together. ``wide``: in float64 (each op's
+    reference on float64 operands; fma as one float64 multiply-add), else in the dtypes
+    of the graph, with the op table's references."""
+    def dtype(name: str) -> type[np.generic]:
+        return np.float64 if wide else DTYPES[name].numpy
+
+    match node:
+        case expr.Input(name=name):
+            return np.asarray(env[name], dtype=dtype(node.dtype))
+        case expr.Scalar(name=name):
+            return np.asarray(scalars[name], dtype=dtype(node.dtype))
+        case expr.Const(value=value):
+            return np.asarray(value, dtype=dtype(node.dtype))
+        case expr.Apply(op=entry, args=args):
+            operands = [_evaluate(a, env, scalars, wide=wide) for a in args]
+            if wide and entry.name == "fma":
+                return operands[0] * operands[1] + operands[2]
+            operands = list(np.broadcast_arrays(*operands))
+            return np.asarray(entry.reference(*operands))
+    raise TypeError(node)
