@@ -165,3 +165,48 @@ def judge(kernel: Kernel, dtype_name: str, case: Case, actual: np.ndarray) -> Ve
 def accuracy_of(kernel: Kernel, dtype_name: str) -> Accuracy:
     """The kernel's accuracy class (:meth:`Kernel.accuracy`)."""
     return kernel.accuracy(dtype_name)
+
+
+def compare_rows(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy) -> Verdict:
+    """Compare a row kernel's output under its ``rows`` accuracy: element i of a row
+    passes when |actual - expected| <= ulps * ulp(expected_i) + row_ulps * ulp(m), m the
+    row's largest finite |expected| (rows along the last axis; a row reduction's output,
+    one value per row, is its own row). NaN matches NaN; an infinity must match exactly."""
+    expected = np.asarray(expected, dtype=np.float32)
+    actual = np.asarray(actual, dtype=np.float32)
+    if expected.shape != actual.shape:
+        raise ValueError(f"shape mismatch: expected {expected.shape}, got {actual.shape}")
+    rows = expected.reshape(-1, expected.shape[-1] if expected.ndim else 1)
+    got = actual.reshape(rows.shape)
+    finite = np.isfinite(rows)
+    scale = np.max(np.where(finite, np.abs(rows), 0), axis=-1, keepdims=True,
+                   initial=0).astype(np.float32)
+    with np.errstate(all="ignore"):
+        allowed = (accuracy.ulps * _ulp(rows).astype(np.float64)
+                   + accuracy.row_ulps * _ulp(scale).astype(np.float64))
+        error = np.abs(rows.astype(np.float64) - got.astype(np.float64))
+        close = finite & np.isfinite(got) & (error <= allowed)
+    same = (rows.view(np.uint32) == got.view(np.uint32)) | (np.isnan(rows) & np.isnan(got))
+    bad = ~(same | close)
+    distance = ulp_distance(rows, got)
+    both = finite & np.isfinite(got)
+    max_ulp = int(distance[both].max()) if both.any() else 0
+    return _verdict(rows.ravel(), got.ravel(), bad.ravel(), str(accuracy), max_ulp)
+
+
+def _ulp(values: np.ndarray) -> np.ndarray:
+    """The float32 spacing at |values| (the smallest subnormal at 0)."""
+    magnitude = np.abs(values.astype(np.float32))
+    return np.spacing(magnitude).astype(np.float32)
+
+
+def judge_shaped(kernel: Kernel, dtype_name: str, tensors: dict[str, np.ndarray],
+                 scalars: dict[str, float | int], actual: np.ndarray) -> Verdict:
+    """The verdict on a shaped kernel's output (whole tensors with their shapes): a
+    broadcast kernel against reference.shaped_expected under its ops' accuracy (exact for
+    batch_norm), a row kernel under its stated ``rows`` accuracy."""
+    expected = reference.shaped_expected(kernel, dtype_name, tensors, scalars)
+    accuracy = kernel.accuracy(dtype_name)
+    if accuracy.kind == "rows":
+        return compare_rows(expected, np.asarray(actual), accuracy)
+    return compare(expected.ravel(), np.asarray(actual).ravel(), accuracy)
