@@ -30,7 +30,9 @@ def command(specs: Path | None, as_json: bool) -> None:
             "categories": [
                 {"name": c.name, "doc": c.doc, "origin": c.origin, "kernels": [
                     {"name": k.name, "kernel": k.qualname, "doc": k.doc, "mirrors": k.mirrors,
-                     "dtypes": list(k.dtypes), "rungs": list(k.rungs), "expression": k.expression}
+                     "dtypes": list(k.dtypes), "rungs": list(k.rungs), "expression": k.expression,
+                     "kind": k.kind, "shapes": {name: list(dims) for name, dims in k.shapes},
+                     "let": dict(k.lets)}
                     for k in c.kernels]}
                 for c in library.categories.values()
             ]
@@ -41,16 +43,16 @@ def command(specs: Path | None, as_json: bool) -> None:
         title = Text(f"{category.name} ({ORIGIN[category.origin]}): {category.doc}")
         table = Table(title=title, title_justify="left")
         table.add_column("kernel", no_wrap=True)
-        for column in ("mirrors", "expression", "dtypes", "rungs"):
+        for column in ("kind", "mirrors", "expression", "dtypes", "rungs"):
             table.add_column(column)
         lines = []
         for k in category.kernels:
             rungs = " ".join(map(str, k.rungs))
             # Text, not markup: an expression may hold brackets one day (indexing).
-            row = (k.name, k.mirrors or "", k.expression, ", ".join(k.dtypes), rungs)
+            row = (k.name, k.kind, k.mirrors or "", k.expression, ", ".join(k.dtypes), rungs)
             table.add_row(*(Text(cell) for cell in row))
-            lines.append(Text(f"  {k.qualname}: {k.expression}; mirrors {k.mirrors or '-'}; "
-                              f"dtypes {', '.join(k.dtypes)}; rungs {rungs}"))
+            lines.append(Text(f"  {k.qualname}: {k.expression}; kind {k.kind}; mirrors "
+                              f"{k.mirrors or '-'}; dtypes {', '.join(k.dtypes)}; rungs {rungs}"))
         tables.append((table, lines))
     print_tables(console, tables)
     origins = {origin: sum(len(c.kernels) for c in library.categories.values()
