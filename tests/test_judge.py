@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fpgakern.ir import ops
 from fpgakern.spec.library import Library
 from fpgakern.verify import compare, reference
 from fpgakern.verify.stimulus import Case
@@ -75,3 +76,34 @@ def test_step_ulps_walks_the_floats():
     down = reference.step_ulps(values, -1)
     assert list(down.view(np.uint32)[:5]) == [0x8000_0000, 0x8000_0001, 0x3F7F_FFFF,
                                                0x7F7F_FFFF, 0xFF80_0000]
+
+
+def test_row_sum_depth_follows_the_accumulator_order() -> None:
+    # P = 8 partials: one lane puts 4096 terms through 512 - 1 adds into a partial and 3
+    # in the final tree; 16 lanes 4 in the beat tree, 32 - 1 and 3. The larger counts.
+    assert ops.OPS["sum"].partials("float32") == 8
+    assert ops.row_sum_depth(4096) == 514
+    assert ops.row_sum_depth(1024) == 130
+    assert ops.row_sum_depth(16) == 4 + 0 + 3
+    assert ops.row_sum_depth(0) == 0
+
+
+def test_sum_ulps_widen_the_row_term_with_the_sum_depth() -> None:
+    # A row of 1024: depth 130, so sum_ulps 1 allows 130 ulp of the row's largest (1.0,
+    # ulp 2**-23) on top of row_ulps; one ulp more fails.
+    accuracy = ops.Accuracy("rows", 0, row_ulps=2, sum_ulps=1)
+    expected = np.zeros((1, 1024), dtype=np.float32)
+    expected[0, 0] = 1.0
+    actual = expected.copy()
+    actual[0, 1] = np.float32(132 * 2.0**-23)
+    assert compare.compare_rows(expected, actual, accuracy).passed
+    actual[0, 1] = np.float32(133 * 2.0**-23)
+    assert not compare.compare_rows(expected, actual, accuracy).passed
+    # A row reduction's output is one value per row: the depth is the reduced row's.
+    assert compare.compare_rows(expected, actual, accuracy, cols=4096).passed
+
+
+def test_stated_row_bounds_parse_with_sum_ulps(library: Library) -> None:
+    softmax = library.get("nn_ops/softmax").accuracy("float32")
+    assert (softmax.kind, softmax.ulps, softmax.row_ulps, softmax.sum_ulps) == \
+        ("rows", 19, 1, 1)

@@ -61,19 +61,48 @@ class Accuracy:
     bound: Literal["sum", "product", "mean"] = "sum"
     # ``rows`` (a shaped kernel that reduces along rows, stated in its spec): each element
     # within ``ulps`` ulps of itself plus ``row_ulps`` ulps of its row's largest magnitude,
-    # against the float64 evaluation of the expression rounded to float32
-    # (verify.compare): |y - r| <= ulps * ulp(r) + row_ulps * ulp(max |r| of the row).
+    # plus ``sum_ulps`` row-largest ulps per rounding a row sum's term goes through
+    # (row_sum_depth: a float sum's error grows with it), against the float64 evaluation
+    # of the expression rounded to float32 (verify.compare.compare_rows):
+    # |y - r| <= ulps * ulp(r) + (row_ulps + sum_ulps * row_sum_depth(cols)) * ulp(m),
+    # m = max |r| of the row. docs/nn_ops.md derives each nn_ops kernel's three numbers.
     row_ulps: int = 0
+    sum_ulps: int = 0
 
     def __str__(self) -> str:
         if self.kind == "rows":
-            return f"<= {self.ulps} ulp + {self.row_ulps} ulp of the row's largest"
+            per_depth = f" + {self.sum_ulps} per sum depth" if self.sum_ulps else ""
+            return f"<= {self.ulps} ulp + {self.row_ulps}{per_depth} ulp of the row's largest"
         if self.kind == "reduction" and self.bound != "sum":
             return f"reduction ({self.bound})"
         return f"<= {self.ulps} ulp" if self.kind == "ulp" else self.kind
 
 
 EXACT = Accuracy("exact")
+
+# The widest memory word of the ladder (rung 4's 512 bits): with Plan.lanes 1 below it,
+# the two lane counts a float32 row sum can have, whose rounding depths row_sum_depth takes
+# the larger of.
+_VECTOR_BITS = 512
+
+
+def row_sum_depth(cols: int, dtype_name: str = "float32") -> int:
+    """The most roundings any term of a float row sum of ``cols`` elements goes through in
+    the hardware's order on any rung (fk_reduce_core, docs/operators.md): log2(L) in the
+    tree over a beat's L lanes, one per later beat into its partial (beat k joins partial
+    k % P; the first joins the identity exactly), log2(P) in the final tree over the P
+    partials. The larger of L = 1 and L = Plan.lanes at rung 4; 0 for an empty row. The
+    standard bound then holds: |computed - exact| <= depth * 2**-24 * sum |terms| (to
+    first order; depth * 2**-24 stays below 1e-4 for cols <= shapes.MAX_ROW)."""
+    if cols <= 0:
+        return 0
+    partials = OPS["sum"].partials(dtype_name)
+    depths = []
+    for lanes in (1, DTYPES[dtype_name].lanes(_VECTOR_BITS)):
+        beats = -(-cols // lanes)
+        depths.append(int(math.log2(lanes)) + -(-beats // partials) - 1
+                      + int(math.log2(partials)))
+    return max(depths)
 
 # The kernel clock the HLS path is scheduled for: Vitis' default for Alveo platforms.
 # ``Op.hls_latency`` holds Vitis' operator latencies at this clock

@@ -57,7 +57,8 @@ FIELDS: dict[str, Field] = {
               "named parts of the expression, in order; each may use the ones before",
               category_default=False),
         Field("accuracy", "mapping",
-              "a row kernel's bound against float64: ulps, row_ulps", category_default=False),
+              "a row kernel's bound against float64: ulps, row_ulps, sum_ulps",
+              category_default=False),
     )
 }
 
@@ -320,7 +321,7 @@ def _lets(doc: Located, value: Any, taken: set[str]) -> tuple[tuple[str, str], .
     return tuple(out)
 
 
-_ACCURACY_KEYS = ("ulps", "row_ulps")
+_ACCURACY_KEYS = ("ulps", "row_ulps", "sum_ulps")
 
 
 def _accuracy(doc: Located, value: Any) -> Accuracy | None:
@@ -335,7 +336,8 @@ def _accuracy(doc: Located, value: Any) -> Accuracy | None:
         if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= 1 << 20:
             raise doc.error("accuracy", f"{key}: expected a whole number of ulps 0-1048576, got "
                             f"{shown(number)}", "accuracy", key)
-    return Accuracy("rows", value.get("ulps", 0), row_ulps=value.get("row_ulps", 0))
+    return Accuracy("rows", value.get("ulps", 0), row_ulps=value.get("row_ulps", 0),
+                    sum_ulps=value.get("sum_ulps", 0))
 
 
 def _check_shapes(doc: Located, kernel: Kernel) -> None:

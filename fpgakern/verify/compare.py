@@ -8,7 +8,7 @@ import numpy as np
 
 from fpgakern.ir import expr
 from fpgakern.ir.kernel import Kernel
-from fpgakern.ir.ops import EXACT, Accuracy
+from fpgakern.ir.ops import EXACT, Accuracy, row_sum_depth
 from fpgakern.verify import reference
 from fpgakern.verify.stimulus import Case
 
@@ -167,11 +167,14 @@ def accuracy_of(kernel: Kernel, dtype_name: str) -> Accuracy:
     return kernel.accuracy(dtype_name)
 
 
-def compare_rows(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy) -> Verdict:
+def compare_rows(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy,
+                 cols: int | None = None) -> Verdict:
     """Compare a row kernel's output under its ``rows`` accuracy: element i of a row
-    passes when |actual - expected| <= ulps * ulp(expected_i) + row_ulps * ulp(m), m the
-    row's largest finite |expected| (rows along the last axis; a row reduction's output,
-    one value per row, is its own row). NaN matches NaN; an infinity must match exactly."""
+    passes when |actual - expected| <= ulps * ulp(expected_i) + (row_ulps + sum_ulps *
+    row_sum_depth(cols)) * ulp(m), m the row's largest finite |expected| (rows along the
+    last axis; a row reduction's output, one value per row, is its own row, and ``cols``
+    says how many elements each reduced: default the last axis). NaN matches NaN; an
+    infinity must match exactly."""
     expected = np.asarray(expected, dtype=np.float32)
     actual = np.asarray(actual, dtype=np.float32)
     if expected.shape != actual.shape:
@@ -181,9 +184,11 @@ def compare_rows(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy) -
     finite = np.isfinite(rows)
     scale = np.max(np.where(finite, np.abs(rows), 0), axis=-1, keepdims=True,
                    initial=0).astype(np.float32)
+    row_ulps = accuracy.row_ulps + accuracy.sum_ulps * row_sum_depth(
+        rows.shape[-1] if cols is None else cols)
     with np.errstate(all="ignore"):
         allowed = (accuracy.ulps * _ulp(rows).astype(np.float64)
-                   + accuracy.row_ulps * _ulp(scale).astype(np.float64))
+                   + row_ulps * _ulp(scale).astype(np.float64))
         error = np.abs(rows.astype(np.float64) - got.astype(np.float64))
         close = finite & np.isfinite(got) & (error <= allowed)
     same = (rows.view(np.uint32) == got.view(np.uint32)) | (np.isnan(rows) & np.isnan(got))
@@ -208,5 +213,7 @@ def judge_shaped(kernel: Kernel, dtype_name: str, tensors: dict[str, np.ndarray]
     expected = reference.shaped_expected(kernel, dtype_name, tensors, scalars)
     accuracy = kernel.accuracy(dtype_name)
     if accuracy.kind == "rows":
-        return compare_rows(expected, np.asarray(actual), accuracy)
+        main = np.asarray(tensors[kernel.inputs[0]])
+        cols = main.shape[-1] if main.ndim else 1
+        return compare_rows(expected, np.asarray(actual), accuracy, cols)
     return compare(expected.ravel(), np.asarray(actual).ravel(), accuracy)
