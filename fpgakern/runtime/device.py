@@ -11,9 +11,9 @@ import numpy as np
 
 from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
-from fpgakern.ir.kernel import Kernel
+from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
-from fpgakern.runtime import host, memory, program
+from fpgakern.runtime import host, memory, program, shaped
 from fpgakern.runtime.program import Program, Variant
 from fpgakern.runtime.targets import TARGETS, Target, open_target
 from fpgakern.spec.library import Library
@@ -83,7 +83,12 @@ class KernelHandle:
 
     def __call__(self, *arrays: np.ndarray, **scalars: object) -> np.ndarray:
         where = self.name
-        checked = host.check_inputs(self.kernel.inputs, arrays, where)
+        shaped_kind = self.kernel.kind in SHAPED_KINDS
+        main_shape: tuple[int, ...] = ()
+        if shaped_kind:
+            checked, main_shape = shaped.check_inputs(self.kernel, arrays, where)
+        else:
+            checked = host.check_inputs(self.kernel.inputs, arrays, where)
         dtype = checked[0].dtype.name
         if dtype not in self.kernel.dtypes:
             raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
@@ -98,9 +103,13 @@ class KernelHandle:
                   for name, default in known.items()}
         target = self.target(dtype)
         started = time.perf_counter()
-        prepared = host.prepare(variant.plan, target.compute_units, checked, values)
+        if shaped_kind:
+            prepared = shaped.prepare(variant.plan, target.compute_units, checked,
+                                      main_shape, values)
+        else:
+            prepared = host.prepare(variant.plan, target.compute_units, checked, values)
         cycles = target.run(prepared)
-        result = host.finish(prepared)
+        result = shaped.finish(prepared) if shaped_kind else host.finish(prepared)
         self.last_call = CallInfo(variant.top, target.name, prepared.n, len(prepared.shares),
                                   cycles, time.perf_counter() - started)
         return result

@@ -50,7 +50,9 @@ class Share:
     inputs: list[np.ndarray]
     output: np.ndarray
     n: int  # elements this CU processes (register ``n``)
-    words: int
+    words: int  # memory words of the main tensor this CU reads
+    # A shaped kernel's size registers (Kernel.size_args) for this CU; None: just ``n``.
+    sizes: dict[str, int] | None = None
 
 
 @dataclass
@@ -60,6 +62,7 @@ class Prepared:
     shares: list[Share]
     scalars: dict[str, int]  # register values (raw 32-bit)
     output: np.ndarray  # the padded result (elementwise) or the partials (reductions)
+    main_shape: tuple[int, ...] | None = None  # a shaped kernel's main tensor's shape
 
 
 def check_inputs(plan_inputs: tuple[str, ...], arrays: tuple[object, ...],
@@ -185,11 +188,16 @@ def share_first(prepared: Prepared, share: Share) -> int:
 
 
 def register_values(prepared: Prepared, share: Share) -> dict[str, int]:
-    """Scalar register values of one CU's run (the scalars, then n)."""
-    return {**prepared.scalars, SIZE_ARG: share.n}
+    """Scalar register values of one CU's run (the scalars, then the size arguments)."""
+    return {**prepared.scalars, **(share.sizes or {SIZE_ARG: share.n})}
 
 
 def timeout_cycles(plan: Plan, share: Share) -> int:
     """A generous bound on one run's cycles: no rung needs more than ~200 per word
-    (rung 0 pays the memory latency per element); past it the kernel is hung."""
-    return 100_000 + 400 * share.words * (len(plan.kernel.inputs) + 1)
+    (rung 0 pays the memory latency per element); past it the kernel is hung. A shaped
+    kernel may pass over a row once per statistic, and reads its channel tables first."""
+    staged = plan.kernel.staged(plan.dtype.name)
+    passes = 1 if staged is None else len(staged.stats) + 2
+    tables = 0 if share.sizes is None else max(share.sizes.get("channels", 0),
+                                               share.sizes.get("cols", 0))
+    return 100_000 + 400 * (share.words * passes + tables) * (len(plan.kernel.inputs) + 1)

@@ -24,7 +24,7 @@ from fpgakern.backends import hls
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
-from fpgakern.interface import SIZE_ARG, interface
+from fpgakern.interface import interface
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx, verilator
 from fpgakern.tools.cache import cached_build
@@ -86,22 +86,44 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     for arg in iface.pointers:
         param = spelling.param(arg)  # e.g. "const word_t* a"
         ctype = param.rsplit("*", 1)[0].strip()
-        reduced = plan.kernel.is_reduction and arg.direction == "out"
-        # A reduction writes out[0] whatever n is; other pointers span whole words.
-        result_bytes = plan.kernel.output_dtype(plan.dtype.name).bytes
-        bytes_expr = str(result_bytes) if reduced else f"words * {word_bytes}"
         pointers.append({"name": arg.name, "ctype": ctype, "offset": arg.offset,
-                         "bytes": bytes_expr, "write": arg.direction == "out"})
+                         "bytes": _pointer_bytes(plan, arg.name, word_bytes),
+                         "write": arg.direction == "out"})
+    size_names = plan.kernel.size_args
     scalar_type = plan.dtype.ctype
     scalars = [{"name": a.name, "ctype": scalar_type, "offset": a.offset}
-               for a in iface.scalars if a.name != SIZE_ARG]
-    call_args = [p["name"] for p in pointers] + [s["name"] for s in scalars] + ["n"]
+               for a in iface.scalars if a.name not in size_names]
+    sizes = [{"name": name, "offset": iface.arg(name).offset} for name in size_names]
+    call_args = [p["name"] for p in pointers] + [s["name"] for s in scalars] + \
+        list(size_names)
     return {
         "top": plan.top, "qualname": plan.kernel.qualname, "rung": plan.rung.index,
         "dtype": plan.dtype.name, "kernel_file": kernel_file, "lanes": plan.lanes,
-        "word_bytes": word_bytes, "n_offset": iface.arg(SIZE_ARG).offset,
+        "word_bytes": word_bytes, "sizes": sizes,
         "pointers": pointers, "scalars": scalars, "call_args": call_args,
     }
+
+
+def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
+    """The C++ expression of the bytes a kernel may touch through ``pointer``, over its
+    size arguments (``words(x)``: x elements in whole memory words), as the host lays
+    the buffers out (runtime/host.py, runtime/shaped.py)."""
+    kernel = plan.kernel
+    output = pointer in kernel.outputs
+    if kernel.is_reduction and output:
+        return str(kernel.output_dtype(plan.dtype.name).bytes)  # out[0], whatever n is
+    lay = kernel.layout
+    kind = kernel.kind
+    table = lay is not None and pointer in lay.channel_inputs
+    if kind in ("elementwise", "reduction"):
+        return f"words(n) * {word_bytes}"
+    if kind == "broadcast":
+        return f"words({'channels' if table else 'n'}) * {word_bytes}"
+    if table:
+        return f"words(cols) * {word_bytes}"
+    if kind == "row_reduction" and output:
+        return f"words(rows) * {word_bytes}"
+    return f"static_cast<uint64_t>(rows > 0 ? rows : 0) * words(cols) * {word_bytes}"
 
 
 def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:

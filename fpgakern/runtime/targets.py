@@ -141,7 +141,8 @@ class XrtTarget:
         return [None] * len(runs)
 
     def _scalar(self, name: str, bits: int) -> object:
-        if name == SIZE_ARG or not self.variant.plan.dtype.is_float:
+        if name in (SIZE_ARG, *self.variant.plan.kernel.size_args) or \
+                not self.variant.plan.dtype.is_float:
             return int(np.array(bits, dtype=np.uint32).view(np.int32))
         return float(np.array(bits, dtype=np.uint32).view(np.float32))
 

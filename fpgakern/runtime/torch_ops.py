@@ -31,6 +31,12 @@ are flattened (made contiguous first) and the result takes the input's shape; re
 reduce every element to a 0-d tensor, as ``torch.sum(x)`` does. Empty inputs need no
 kernel: they get torch's own answer (an empty tensor, ``sum``'s zero, ``max``'s error).
 An error while the kernel runs is raised, never hidden by a fallback.
+
+Shaped kernels (nn_ops: batch_norm, softmax, log_softmax, layer_norm, rms_norm) take the
+mirrored operator's own signature (``torch_shaped.SIGNATURES``): tensors keep their
+shapes, per-channel and per-column operands theirs, and what the kernel does not cover
+(training mode, another ``dim``, other dtypes, too many channels) falls back with its
+reason.
 """
 
 from __future__ import annotations
@@ -51,9 +57,10 @@ import numpy as np
 import torch
 
 from fpgakern.errors import FpgakernError, ToolError, UsageError, display_path
-from fpgakern.ir.kernel import Kernel
-from fpgakern.runtime.device import Device, KernelUnavailable
+from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
+from fpgakern.runtime.device import Device, KernelHandle, KernelUnavailable
 from fpgakern.runtime.device import open as open_device
+from fpgakern.runtime.torch_shaped import SIGNATURES, Signature
 from fpgakern.spec.library import Library
 
 NAMESPACE = "fpgakern"
@@ -413,6 +420,14 @@ def _caller_stacklevel() -> int:
 
 def _fallback(kernel: Kernel, reason: str, tensors: tuple[torch.Tensor, ...],
               scalars: dict[str, Any], options: dict[str, Any]) -> torch.Tensor:
+    return _fallback_to(kernel, reason,
+                        lambda: cpu_twin(kernel)(*tensors, **scalars, **options))
+
+
+def _fallback_to(kernel: Kernel, reason: str,
+                 call: Callable[[], torch.Tensor]) -> torch.Tensor:
+    """Run ``call`` (the mirrored operator on the op's arguments) instead of the kernel,
+    warning once per kernel and reason, or raise in strict mode."""
     mirror = mirror_path(kernel)
     where = f"torch.ops.{NAMESPACE}.{kernel.name}: {reason}"
     if is_strict():
@@ -424,7 +439,7 @@ def _fallback(kernel: Kernel, reason: str, tensors: tuple[torch.Tensor, ...],
         _state["warned"].add(key)
         warnings.warn(f"{where}; running {mirror} on the CPU instead", FallbackWarning,
                       stacklevel=_caller_stacklevel())
-    return cpu_twin(kernel)(*tensors, **scalars, **options)
+    return call()
 
 
 def _result_dtype(twin: Callable[..., Any], tensors: tuple[torch.Tensor, ...],
@@ -490,21 +505,9 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         unstable = _mod_quotient(flat[0], flat[1])
         if unstable is not None:
             return _fallback(kernel, unstable, tensors, scalars, options)
-    dev = device()
-    if dev is None:
-        return _fallback(kernel, "no fpgakern build tree to run from", tensors, scalars,
-                         options)
-    try:
-        handle = dev.kernel(kernel.qualname)
-    except UsageError:  # registered from another library than the device's
-        return _fallback(kernel, f"{kernel.qualname} is not in the kernel library of the "
-                         f"device ({dev.program.source})", tensors, scalars, options)
-    except KernelUnavailable as err:
-        return _fallback(kernel, str(err), tensors, scalars, options)
-    try:
-        handle.target(route.variant)  # loads (or builds) the model
-    except (KernelUnavailable, ToolError) as err:
-        return _fallback(kernel, str(err), tensors, scalars, options)
+    handle = _handle(kernel, route.variant)
+    if isinstance(handle, str):
+        return _fallback(kernel, handle, tensors, scalars, options)
     names = {torch_keyword(kernel, s.name): s.name for s in kernel.scalars}
     values = {names[k]: (v.item() if isinstance(v, torch.Tensor) else v)
               for k, v in scalars.items()}
@@ -517,6 +520,54 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
         answer = route.finish(answer)
     answer = answer.to(route.result)
     return answer if kernel.is_reduction else answer.reshape(tensors[0].shape)
+
+
+def _handle(kernel: Kernel, variant: str) -> KernelHandle | str:
+    """The selected device's kernel with its ``variant`` loaded, or why there is none."""
+    dev = device()
+    if dev is None:
+        return "no fpgakern build tree to run from"
+    try:
+        handle = dev.kernel(kernel.qualname)
+    except UsageError:  # registered from another library than the device's
+        return (f"{kernel.qualname} is not in the kernel library of the device "
+                f"({dev.program.source})")
+    except KernelUnavailable as err:
+        return str(err)
+    try:
+        handle.target(variant)  # loads (or builds) the model
+    except (KernelUnavailable, ToolError) as err:
+        return str(err)
+    return handle
+
+
+def _make_shaped_impl(kernel: Kernel, sig: Signature) -> Callable[..., torch.Tensor]:
+    """A shaped kernel's op: torch's signature (torch_shaped.SIGNATURES), the tensors
+    with their shapes handed to the kernel, the result in the input's shape."""
+
+    def impl(*args: Any, **kwargs: Any) -> torch.Tensor:
+        arguments = sig.arguments(args, kwargs)
+        x = arguments["input"]
+
+        def call() -> torch.Tensor:
+            return cpu_twin(kernel)(**arguments)
+
+        if isinstance(x, torch.Tensor) and x.numel() == 0:
+            return call()  # nothing to compute: torch's own answer, no fallback
+        bound = sig.bind(arguments)
+        if isinstance(bound, str):
+            return _fallback_to(kernel, bound, call)
+        tensors, scalars = bound
+        handle = _handle(kernel, "float32")
+        if isinstance(handle, str):
+            return _fallback_to(kernel, handle, call)
+        try:
+            out = handle(*(t.detach().contiguous().numpy() for t in tensors), **scalars)
+        except UsageError as err:
+            raise RuntimeError(f"torch.ops.{NAMESPACE}.{kernel.name}: {err}") from None
+        return torch.from_numpy(out)
+
+    return impl
 
 
 def schema(kernel: Kernel) -> str:
@@ -545,9 +596,11 @@ def _make_impl(kernel: Kernel) -> Callable[..., torch.Tensor]:
     return impl
 
 
-def _make_fake(kernel: Kernel) -> Callable[..., torch.Tensor]:
+def _make_fake(kernel: Kernel, sig: Signature | None = None) -> Callable[..., torch.Tensor]:
     def fake(*args: Any, **kwargs: Any) -> torch.Tensor:
         # The mirrored operator on the fake tensors: torch's own shape and dtype rules.
+        if sig is not None:  # torch's signature: hand the twin its arguments by name
+            return cpu_twin(kernel)(**sig.arguments(args, kwargs)).contiguous()
         return cpu_twin(kernel)(*args, **kwargs).contiguous()
 
     return fake
@@ -568,6 +621,8 @@ def register(library: Library | None = None) -> list[str]:
     for kernel in library.kernels:
         if kernel.name in _state["kernels"]:
             continue
+        if kernel.kind in SHAPED_KINDS and mirror_path(kernel) not in SIGNATURES:
+            continue  # no torch signature to take its shapes by: no op
         try:
             cpu_twin(kernel)
         except UsageError as err:
@@ -580,9 +635,14 @@ def register(library: Library | None = None) -> list[str]:
         _lib = torch.library.Library(NAMESPACE, "DEF")
     for kernel in new:
         assert _lib is not None
-        _lib.define(f"{kernel.name}{schema(kernel)}")
-        _lib.impl(kernel.name, _make_impl(kernel), "CPU")
-        torch.library.register_fake(f"{NAMESPACE}::{kernel.name}", _make_fake(kernel),
+        sig = SIGNATURES.get(mirror_path(kernel)) if kernel.kind in SHAPED_KINDS else None
+        if sig is not None:
+            _lib.define(f"{kernel.name}{sig.schema}")
+            _lib.impl(kernel.name, _make_shaped_impl(kernel, sig), "CPU")
+        else:
+            _lib.define(f"{kernel.name}{schema(kernel)}")
+            _lib.impl(kernel.name, _make_impl(kernel), "CPU")
+        torch.library.register_fake(f"{NAMESPACE}::{kernel.name}", _make_fake(kernel, sig),
                                     lib=_lib)
         _state["kernels"][kernel.name] = kernel
     return [k.name for k in library.kernels if k.name in _state["kernels"]]

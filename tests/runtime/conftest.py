@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fpgakern import paths
+from fpgakern.ir.kernel import SHAPED_KINDS
 from fpgakern.ladder import Plan, plan
 from fpgakern.runtime import Device, open_plans
 from fpgakern.spec.library import Library
@@ -29,9 +30,14 @@ def variant(qualname: str, rung: int, dtype: str) -> Plan:
     return plan(LIBRARY.get(qualname), rung, dtype)
 
 
+# The kernels of flat 1-D tensors (shaped kinds take tensors with their shapes: their own
+# tests, test_shaped_*.py).
+FLAT_KERNELS = [k for k in LIBRARY.kernels if k.kind not in SHAPED_KINDS]
+
+
 def sw_variants() -> list[tuple[str, int, str]]:
-    """Every kernel x dtype at its top rung (vectorized), plus add at rung 3."""
-    out = [(k.qualname, max(k.rungs), d) for k in LIBRARY.kernels for d in k.dtypes]
+    """Every flat kernel x dtype at its top rung (vectorized), plus add at rung 3."""
+    out = [(k.qualname, max(k.rungs), d) for k in FLAT_KERNELS for d in k.dtypes]
     return [*out, ("binary_ops/add", 3, "float32"), ("reduce_ops/sum", 3, "int32")]
 
 
@@ -45,7 +51,7 @@ HW_DEFAULT = {("binary_ops/add", "float32"), ("unary_ops/exp", "float32"),
 
 
 def hw_variants() -> list[tuple[str, int, str]]:
-    out = [(k.qualname, HW_RUNGS.get(k.qualname, 2), "float32") for k in LIBRARY.kernels
+    out = [(k.qualname, HW_RUNGS.get(k.qualname, 2), "float32") for k in FLAT_KERNELS
            if "float32" in k.dtypes]
     return out + [(q, r, "int32") for q, r in HW_INT32.items()]
 

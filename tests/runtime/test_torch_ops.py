@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, variant
+from conftest import FLAT_KERNELS, LIBRARY, variant
 
 torch = pytest.importorskip("torch")
 
@@ -36,7 +36,7 @@ from fpgakern.ir.dtypes import DTYPES  # noqa: E402
 from fpgakern.runtime import open_plans  # noqa: E402
 from fpgakern.verify import compare, stimulus  # noqa: E402
 
-KERNELS = [(k.qualname, d) for k in LIBRARY.kernels for d in k.dtypes]
+KERNELS = [(k.qualname, d) for k in FLAT_KERNELS for d in k.dtypes]  # shaped: test_torch_shaped
 TORCH = {"float32": torch.float32, "int32": torch.int32}
 F32, I32 = DTYPES["float32"], DTYPES["int32"]
 
