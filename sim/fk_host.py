@@ -252,6 +252,47 @@ def split(n: int, cus: int, granule: int = 16) -> list[tuple[int, int]]:
     return [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)] or [(0, 0)]
 
 
+@dataclass
+class Share:
+    """One compute unit's part of a call: its input buffers' contents, its size arguments
+    (Kernel.size_args) and the elements of its output buffer."""
+
+    inputs: dict[str, np.ndarray]
+    sizes: dict[str, int]
+    count: int
+
+
+def shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Share]:
+    """The work of each compute unit, as a multi-CU host splits it. Flat kernels split
+    their n elements (:func:`split`). A broadcast kernel's CUs take whole channel runs of
+    ``inner`` elements (docs/rtl.md): each gets its run of the full tensors, every
+    per-channel operand whole, and the channel its first element belongs to."""
+    kernel = plan.kernel
+    if kernel.kind != "broadcast":
+        n = next(iter(tensors.values())).size
+        return [Share({x: np.ascontiguousarray(tensors[x]).ravel()[lo:hi]
+                       for x in kernel.inputs}, {"n": hi - lo},
+                      1 if kernel.is_reduction else hi - lo)
+                for lo, hi in split(n, cus)]
+    from fpgakern.ir import shapes
+
+    layout = kernel.layout
+    main = np.asarray(tensors[kernel.inputs[0]])
+    whole = shapes.sizes(kernel.kind, layout, main.shape)
+    inner, channels = whole["inner"], whole["channels"]
+    runs = main.size // inner if inner else 0
+    out = []
+    for lo, hi in split(runs, cus, granule=1):
+        first, last = lo * inner, hi * inner
+        inputs = {x: (np.ascontiguousarray(tensors[x]).ravel() if x in layout.channel_inputs
+                      else np.ascontiguousarray(tensors[x]).ravel()[first:last])
+                  for x in kernel.inputs}
+        sizes = {"n": last - first, "inner": inner, "channels": channels,
+                 "channel0": lo % channels if channels else 0}
+        out.append(Share(inputs, sizes, last - first))
+    return out
+
+
 class Host:
     def __init__(self, dut, plan: Plan, iface: KernelInterface, memory,
                  cus: int) -> None:
@@ -285,28 +326,25 @@ class Host:
                    timeout_cycles: int) -> Run:
         """Run the kernel on ``tensors`` split across the CUs and wait for the last."""
         plan, iface = self.plan, self.iface
-        n = next(iter(tensors.values())).size
         out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
-        reduction = plan.kernel.is_reduction
         self.memory.reset()
         jobs = []
-        for cu, (lo, hi) in enumerate(split(n, self.cus)):
+        for cu, share in enumerate(shares(plan, tensors, self.cus)):
             addresses = {}
-            for name in plan.kernel.inputs:
-                data = np.ascontiguousarray(tensors[name][lo:hi])
+            for name, data in share.inputs.items():
                 addr = self.memory.alloc(data.nbytes, False, f"cu{cu}.{name}",
                                          self.buffer_offset)
                 self.memory.write(addr, data)
                 addresses[name] = addr
-            count = 1 if reduction else hi - lo
+            count = share.count
             out_bytes = count * np.dtype(out_dtype).itemsize
             addr = self.memory.alloc(out_bytes, True, f"cu{cu}.{plan.kernel.output}",
                                      self.buffer_offset)
             self.memory.write(addr, np.full(out_bytes, POISON, dtype=np.uint8))
             addresses[plan.kernel.output] = addr
-            jobs.append((cu, hi - lo, addresses, count))
+            jobs.append((cu, share.sizes, addresses, count))
 
-        async def program(cu: int, size: int, addresses: dict[str, int]) -> None:
+        async def program(cu: int, sizes: dict[str, int], addresses: dict[str, int]) -> None:
             for arg in iface.args:
                 if arg.kind == "pointer":
                     await self.write_reg(cu, arg.offset, addresses[arg.name])
@@ -315,12 +353,12 @@ class Host:
                     await self.write_reg(cu, arg.offset, to_register(scalars[arg.name],
                                                                      arg.ctype))
                 else:
-                    await self.write_reg(cu, arg.offset, size)  # the element count n
+                    await self.write_reg(cu, arg.offset, sizes[arg.name])  # a size argument
             await self.write_reg(cu, REG_GIE, 1)
             await self.write_reg(cu, REG_IER, 1)  # interrupt on ap_done
 
-        for cu, size, addresses, _ in jobs:
-            await program(cu, size, addresses)
+        for cu, sizes, addresses, _ in jobs:
+            await program(cu, sizes, addresses)
 
         # Start every CU in the same cycle (the wrapper counts from the first ap_start).
         starts = [self.controls[cu].init_write(REG_CTRL, CTRL_AP_START.to_bytes(4, "little"))
@@ -350,7 +388,7 @@ class Host:
         problems = self.memory.violations()
         if problems:
             raise SimFailure("AXI violation: " + "; ".join(problems[:5]))
-        return Run(outputs, cycles, wall, cpu, [size for _, size, _, _ in jobs])
+        return Run(outputs, cycles, wall, cpu, [sizes["n"] for _, sizes, _, _ in jobs])
 
     async def _timeout_report(self, timeout_cycles: int, jobs: list) -> str:
         states = []

@@ -20,6 +20,7 @@ from fk_host import FastMemory, Host, RamMemory, SimFailure
 
 from fpgakern.interface import interface
 from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.kernel import SHAPED_KINDS
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import MemorySystem
 from fpgakern.ladder import plan as make_plan
@@ -49,6 +50,19 @@ def make_memory(job: dict, p) -> FastMemory | RamMemory:
 
 
 def select_cases(job: dict, kernel, dtype) -> list[stimulus.Case]:
+    if kernel.kind == "broadcast":
+        shape = job.get("shape")
+        cases = stimulus.broadcast_cases(kernel, dtype, size=job["size"],
+                                         seed=job.get("seed", 0),
+                                         special=job.get("special", True),
+                                         shape=tuple(shape) if shape else None)
+        for n in job.get("extra_sizes") or []:
+            cases += [c for c in stimulus.broadcast_cases(
+                kernel, dtype, size=n, seed=job.get("seed", 0) + n, special=False)
+                if c.label == "random"]
+            cases[-1] = stimulus.Case(f"size_{n}", cases[-1].tensors, cases[-1].scalars)
+        wanted = job.get("labels")
+        return [c for c in cases if c.label in wanted] if wanted else cases
     cases = stimulus.cases(kernel, dtype, size=job["size"], seed=job.get("seed", 0),
                            special=job.get("special", True))
     wanted = job.get("labels")
@@ -85,7 +99,11 @@ async def run_kernel(dut) -> None:
             run = await host.call(case.tensors, case.scalars,
                                   timeout_for(p, case.size, job["latency"]))
             actual = combine(p, run.outputs, case.size, run.sizes, case.tensors)
-            verdict = compare.judge(kernel, dtype.name, case, actual)
+            if kernel.kind in SHAPED_KINDS:
+                verdict = compare.judge_shaped(kernel, dtype.name, case.tensors,
+                                               case.scalars, actual)
+            else:
+                verdict = compare.judge(kernel, dtype.name, case, actual)
             entry.update(passed=verdict.passed, message=verdict.summary(), cycles=run.cycles,
                          wall_seconds=run.wall_seconds, cpu_seconds=run.cpu_seconds,
                          cus_used=len(run.outputs))

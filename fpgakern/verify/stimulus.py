@@ -6,6 +6,7 @@ same inputs at every step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -176,3 +177,79 @@ def _index_specials(name: str, dtype: DType, base: np.ndarray,
         patterns["nan_after_inf"] = nans
         patterns["signed_zeros"] = special.float32(["-0", "+0"] * 50)
     return [Case(label, {name: data}, dict(scalars)) for label, data in patterns.items()]
+
+
+# A broadcast kernel's cases (fpgakern.ir.shapes): main tensors of real shapes, chosen for
+# what the hardware's channel walk must get right: several channels per row of N, an inner
+# extent of 1 (a channel per element), inner extents shorter than, not a multiple of and
+# longer than 16 lanes, one channel and more channels than lanes.
+BROADCAST_SHAPES: dict[str, tuple[int, ...]] = {
+    "size_1": (1, 1),
+    "shape_2x3x5": (2, 3, 5),
+    "inner_1": (4, 7),
+    "shape_3x16x33": (3, 16, 33),
+    "one_channel": (5, 1, 9),
+    "channels_17": (2, 17, 3),
+}
+
+
+def broadcast_shape(size: int) -> tuple[int, ...]:
+    """The main tensor of the ``random`` broadcast case, about ``size`` elements: N x 16
+    channels x 16 (a whole number of channel runs per 16-lane beat, none spanning two)."""
+    return (max(1, round(size / 256)), 16, 16)
+
+
+def broadcast_cases(kernel: Kernel, dtype: DType, *, size: int = 1000, seed: int = 0,
+                    special: bool = True, shape: tuple[int, ...] | None = None) -> list[Case]:
+    """The standard cases of a ``broadcast`` kernel, with tensors of their real shapes: the
+    main tensor's (``shape`` or :func:`broadcast_shape` for the ``random`` case) and (C)
+    per-channel operands. Per-channel operands are non-negative in ``random`` (as running
+    variances are) and signed in ``signed_channels``; with ``special`` also special values
+    in every full input against ordinary and special per-channel values (NaN, +-inf, +-0,
+    subnormals), and per-channel operands of zero (batch_norm's zero running variance)."""
+    from fpgakern.ir import shapes
+
+    layout = kernel.layout
+    assert layout is not None and layout.channel_dim is not None
+    rng = np.random.default_rng(seed)
+    defaults = {s.name: s.default for s in kernel.scalars}
+
+    def make(label: str, main: tuple[int, ...],
+             fill: Callable[[str, np.ndarray], np.ndarray] | None = None, signed: bool = True,
+             scalars: dict[str, float | int] | None = None) -> Case:
+        tensors = {}
+        for name in kernel.inputs:
+            extent = shapes.operand_shape(name, layout, main)
+            count = int(np.prod(extent)) if extent else 1
+            values = random_values(dtype, count, rng)
+            if name in layout.channel_inputs and not signed and dtype.is_float:
+                values = np.abs(values)
+            if fill is not None:
+                values = fill(name, values)
+            tensors[name] = values.reshape(extent)
+        return Case(label, tensors, dict(defaults) if scalars is None else scalars)
+
+    out = [make("random", shape or broadcast_shape(size), signed=False)]
+    out += [make(label, main, signed=False) for label, main in BROADCAST_SHAPES.items()]
+    out.append(make("signed_channels", (3, 17, 20)))
+    if kernel.scalars:
+        chosen = {s.name: (2.5 if dtype.is_float else 3) for s in kernel.scalars}
+        out.append(make("scalars", (2, 5, 7), signed=False, scalars=chosen))
+    if special:
+        values = specials(dtype)
+        count = values.size
+
+        def spread(name: str, data: np.ndarray) -> np.ndarray:
+            # Full inputs: every special value in every channel; per-channel operands:
+            # special values too, rotated per operand so that they meet each other.
+            shift = kernel.inputs.index(name)
+            return np.resize(np.roll(values, shift * 7), data.size).astype(data.dtype)
+
+        def zeros(name: str, data: np.ndarray) -> np.ndarray:
+            return np.zeros_like(data) if name in layout.channel_inputs else data
+
+        out.append(make("special_values", (2, count, 3), spread))
+        out.append(make("special_channels", (3, count, 1),
+                        lambda n, d: spread(n, d) if n in layout.channel_inputs else d))
+        out.append(make("zero_channels", (2, 9, 5), zeros))
+    return out

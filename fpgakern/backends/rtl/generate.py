@@ -19,14 +19,18 @@ from pathlib import Path
 import jinja2
 
 from fpgakern.backends.rtl import reduce, sources
-from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule
+from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
 from fpgakern.interface import FIRST_ARG_OFFSET, SIZE_ARG, KernelInterface, interface
+from fpgakern.ir import expr, shapes
+from fpgakern.ir.kernel import Kernel
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+# The kernel kinds (Kernel.kind) this backend builds.
+RTL_KINDS = ("elementwise", "reduction", "broadcast")
 
 __all__ = ["Microarch", "NoRtlOperator", "RtlSources", "generate", "microarch"]
 
@@ -132,6 +136,7 @@ def _control(iface: KernelInterface) -> _Control:
 class _Pointer:
     name: str
     bundle: str
+    per_channel: bool = False  # a broadcast kernel's (C) operand, read once into tables
 
 
 @functools.cache
@@ -151,6 +156,12 @@ def check_supported(plan: Plan) -> None:
     kernel = plan.kernel
     if len(kernel.outputs) != 1:
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
+    if kernel.kind not in RTL_KINDS:
+        raise UsageError(f"{kernel.qualname}: the RTL backend does not build {kernel.kind} "
+                         "kernels yet")
+    if kernel.kind == "broadcast" and not plan.rung.dataflow:
+        raise UsageError(f"{kernel.qualname}: the RTL backend builds broadcast kernels at the "
+                         f"dataflow rungs only so far, not rung {plan.rung.index}")
     out_dtype = kernel.output_dtype(plan.dtype.name)
     # An index reduction's int64 result is written as a word of its own (two beats on a
     # 32-bit port); every other result has the elements' width.
@@ -203,12 +214,54 @@ def reduction_of(plan: Plan) -> Reduction | None:
                      plan.kernel.output_dtype(plan.dtype.name).bits)
 
 
+@dataclass(frozen=True)
+class Broadcast:
+    """A broadcast kernel's table stage (docs/rtl.md, "Broadcast kernels"): its per-channel
+    inputs are read once per run into the channel pipeline, whose results (``tables``:
+    the per-channel inputs the element stage uses as they are, then the channel values
+    it uses) are written into on-chip tables of ``max_channels`` entries."""
+
+    channel_inputs: tuple[str, ...]
+    tables: tuple[str, ...]
+    module: str  # the channel pipeline's module
+    pipeline: Datapath
+    max_channels: int = shapes.MAX_CHANNELS
+
+    @property
+    def ch_w(self) -> int:
+        """Bits of a channel index (a table address)."""
+        return max(1, (self.max_channels - 1).bit_length())
+
+
+def broadcast_of(plan: Plan) -> Broadcast | None:
+    """The table stage of a broadcast kernel (None for other kinds); raises
+    NoRtlOperator."""
+    kernel, dtype = plan.kernel, plan.dtype.name
+    staged, layout = kernel.staged(dtype), kernel.layout
+    if staged is None or layout is None or staged.kind != "broadcast":
+        return None
+    used = {n.name for n in staged.body.walk() if isinstance(n, expr.Input)}
+    values = {h.name: h.node for h in staged.channel_values}
+    roots: dict[str, expr.Node] = {c: expr.Input(dtype, c) for c in layout.channel_inputs
+                                   if c in used}
+    roots.update((name, node) for name, node in values.items() if name in used)
+    pipeline = schedule_outputs(roots, layout.channel_inputs,
+                                tuple(s.name for s in kernel.scalars))
+    return Broadcast(layout.channel_inputs, tuple(roots), f"{plan.top}_channels", pipeline)
+
+
 def datapath_of(plan: Plan) -> Datapath:
-    """The scheduled elementwise pipeline of ``plan``'s kernel (raises NoRtlOperator)."""
+    """The scheduled elementwise pipeline of ``plan``'s kernel (raises NoRtlOperator). A
+    broadcast kernel's takes its full inputs and its tables (Broadcast.tables)."""
     kernel = plan.kernel
+    inputs = kernel.inputs
+    bcast = broadcast_of(plan)
+    if bcast is not None:
+        assert kernel.layout is not None
+        inputs = (*kernel.layout.full_inputs, *bcast.tables)
     return schedule(
         kernel.elementwise_body(plan.dtype.name),
-        kernel.inputs,
+        inputs,
         tuple(s.name for s in kernel.scalars),
     )
 
@@ -255,20 +308,17 @@ def _design(plan: Plan) -> _Design:
     # accumulator takes the input stream itself, with no pipeline module in between.
     bare = reduction is not None and not dp.instances
     dp_name = f"{plan.top}_datapath"
+    bcast = broadcast_of(plan)
+    if bcast is not None:
+        operators += [m for m in bcast.pipeline.modules if m not in operators]
+        texts[f"{bcast.module}.sv"] = _render_datapath(
+            plan, bcast.module, bcast.pipeline, 1,
+            f"{bcast.module}: the channel pipeline of {plan.top}, once per channel",
+            "; ".join(f"{t} = {_text_of(kernel, plan, t)}" for t in bcast.tables))
     if not bare:
-        unused = [f"x_{x}" for x in dp.inputs if x not in dp.used_inputs]
-        unused += [f"sc_{s}" for s in dp.scalars if s not in dp.used_scalars]
-        texts[f"{dp_name}.sv"] = env.get_template("datapath.sv.j2").render(
-            header=file_header(plan, "Compute pipeline of the Vitis RTL kernel",
-                               plan.rung.rtl_summary,
-                               title=f"{dp_name}: the compute pipeline of {plan.top}"),
-            name=dp_name,
-            expression=kernel.expression.strip(),
-            dp=dp,
-            lane_inputs=[x for x in dp.inputs if x in dp.used_inputs],
-            lanes=plan.lanes,
-            unused=unused,
-        )
+        texts[f"{dp_name}.sv"] = _render_datapath(
+            plan, dp_name, dp, plan.lanes, f"{dp_name}: the compute pipeline of {plan.top}",
+            kernel.expression.strip())
 
     texts[f"{plan.top}.sv"] = env.get_template(arch.template).render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
@@ -280,15 +330,41 @@ def _design(plan: Plan) -> _Design:
         lanes=plan.lanes,
         elem_bytes=plan.dtype.bytes,
         arch=arch,
-        inputs=[_Pointer(x, plan.bundle(x)) for x in kernel.inputs],
+        inputs=[_Pointer(x, plan.bundle(x), bcast is not None and x in bcast.channel_inputs)
+                for x in kernel.inputs],
         output=_Pointer(kernel.output, plan.bundle(kernel.output)),
         scalars=[s.name for s in kernel.scalars],
         size_arg=SIZE_ARG,
         datapath=None if bare else dp_name,
         latency=dp.latency,
         reduction=reduction,
+        bcast=bcast,
     )
     return _Design(texts, operators, dp.latency)
+
+
+def _render_datapath(plan: Plan, name: str, dp: Datapath, lanes: int, title: str,
+                     expression: str) -> str:
+    unused = [f"x_{x}" for x in dp.inputs if x not in dp.used_inputs]
+    unused += [f"sc_{s}" for s in dp.scalars if s not in dp.used_scalars]
+    return _environment().get_template("datapath.sv.j2").render(
+        header=file_header(plan, "Compute pipeline of the Vitis RTL kernel",
+                           plan.rung.rtl_summary, title=title),
+        name=name,
+        expression=expression,
+        dp=dp,
+        lane_inputs=[x for x in dp.inputs if x in dp.used_inputs],
+        lanes=lanes,
+        unused=unused,
+    )
+
+
+def _text_of(kernel: Kernel, plan: Plan, table: str) -> str:
+    """What a table holds, as the spec would write it (for the generated comment)."""
+    staged = kernel.staged(plan.dtype.name)
+    assert staged is not None
+    node = next((h.node for h in staged.channel_values if h.name == table), None)
+    return table if node is None else expr.to_text(node)
 
 
 def render(plan: Plan) -> dict[str, str]:

@@ -16,6 +16,7 @@ is 1 bit: its wire, delay line and the operator port it feeds (see ``Instance.wi
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fpgakern.errors import ToolError
@@ -67,6 +68,9 @@ class Datapath:
     delays: list[Delay] = field(default_factory=list)
     result: str = ""
     latency: int = 0
+    # Several named results (schedule_outputs), each delayed to ``latency``: ports
+    # ``y_<name>``; empty for the one-result pipeline (port ``y``).
+    outputs: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def modules(self) -> list[str]:
@@ -83,6 +87,7 @@ class Datapath:
     def _used(self, prefix: str) -> set[str]:
         signals = {s for i in self.instances for _, s in i.operands}
         signals |= {d.source for d in self.delays} | {self.result}
+        signals |= {signal for _, signal in self.outputs}
         return {s.removeprefix(prefix) for s in signals if s.startswith(prefix)}
 
 
@@ -108,6 +113,34 @@ def rtl_impl(op_name: str, dtype_name: str) -> tuple[str, int]:
 
 def schedule(root: expr.Node, inputs: tuple[str, ...], scalars: tuple[str, ...]) -> Datapath:
     """Schedule the elementwise expression ``root`` (no reduction inside)."""
+    path, signal, ready, _ = _schedule([root], inputs, scalars)
+    if ready[0] is None:
+        raise ToolError("the expression must depend on a tensor input")
+    path.result, path.latency = signal[0], ready[0]
+    return path
+
+
+def schedule_outputs(roots: dict[str, expr.Node], inputs: tuple[str, ...],
+                     scalars: tuple[str, ...]) -> Datapath:
+    """Schedule several expressions into one pipeline that shares their common
+    sub-expressions (a broadcast kernel's channel values: batch_norm's scale and shift
+    share 1 / sqrt(var + eps) * weight). Every result is delayed to the latest one's ready
+    time, so one valid bit serves them all; a result that is an input itself is that
+    input delayed."""
+    path, signals, ready, delayed = _schedule(list(roots.values()), inputs, scalars)
+    if any(t is None for t in ready):
+        raise ToolError("every result must depend on a tensor input")
+    path.latency = max([0, *(t for t in ready if t is not None)])
+    path.outputs = [(name, delayed(sig, path.latency - (t or 0)))
+                    for name, sig, t in zip(roots, signals, ready, strict=True)]
+    return path
+
+
+def _schedule(roots: list[expr.Node], inputs: tuple[str, ...], scalars: tuple[str, ...]
+              ) -> tuple[Datapath, list[str], list[int | None], Callable[[str, int], str]]:
+    """The pipeline computing ``roots``: each root's signal and ready cycle (None: a
+    scalar or literal, always ready), and the function that delays a signal (sharing
+    the pipeline's delay lines)."""
     path = Datapath(inputs, scalars)
     # Structurally equal sub-expressions are computed once (a * a uses one multiplier's
     # input twice; (a + b) * (a + b) one adder). Keyed by the canonical text and dtype.
@@ -159,8 +192,5 @@ def schedule(root: expr.Node, inputs: tuple[str, ...], scalars: tuple[str, ...])
         done[key] = result
         return result
 
-    signal, ready = visit(root)
-    if ready is None:
-        raise ToolError("the expression must depend on a tensor input")
-    path.result, path.latency = signal, ready
-    return path
+    visited = [visit(root) for root in roots]
+    return path, [sig for sig, _ in visited], [t for _, t in visited], delayed

@@ -231,6 +231,7 @@ def simulate(
     rtl_files: Sequence[Path] | None = None,
     memory_system: MemorySystem | None = None,
     bank_per_port: bool = False,
+    shape: tuple[int, ...] | None = None,
 ) -> SimResult:
     """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
 
@@ -249,6 +250,9 @@ def simulate(
     with the platform's bandwidth, placed as the plan places them (each CU on its bank,
     or with ``bank_per_port`` each port on its own); without it memory has no bandwidth
     limit, except at rung 5, which is sized for and simulated on the default platform's.
+
+    ``shape``: the main tensor's shape in a shaped kernel's ``random`` case (default: one
+    of about ``size`` elements, stimulus.broadcast_shape).
     """
     p = plan(kernel, rung, dtype, memory=memory_system, bank_per_port=bank_per_port)
     result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
@@ -288,6 +292,7 @@ def simulate(
         "stall_permille": stall_permille,
         "buffer_offset": buffer_offset,
         "seed": seed,
+        "shape": list(shape) if shape else None,
         **bank_job(p),
     }
     data, log = run_test(model, "fk_kernel_tb", job, folder, waves=wave_file, timeout=timeout)

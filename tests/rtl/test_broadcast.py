@@ -1,0 +1,77 @@
+"""The RTL of broadcast kernels (docs/rtl.md, "Broadcast kernels"): the channel pipeline
+scheduled from the channel values, the tables and the lane-parallel lookups. Their
+simulation against the oracle, bit for bit, runs in tests/sim/test_library_sim.py
+(every rung) and tests/sim/test_broadcast_sim.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from fpgakern.backends.rtl.generate import broadcast_of, datapath_of, render
+from fpgakern.backends.rtl.schedule import schedule_outputs
+from fpgakern.errors import UsageError
+from fpgakern.ir import expr
+from fpgakern.ladder import plan
+
+
+def test_channel_pipeline_shares_and_balances(library):
+    """batch_norm's scale and shift share 1 / sqrt(var + eps) * weight: one sqrt, one div,
+    one mul; both results leave at the pipeline's latency."""
+    p = plan(library.get("nn_ops/batch_norm"), 2, "float32")
+    bcast = broadcast_of(p)
+    assert bcast is not None
+    assert bcast.channel_inputs == ("running_mean", "running_var", "weight", "bias")
+    assert bcast.tables == ("scale", "shift")
+    ops = [i.op for i in bcast.pipeline.instances]
+    assert ops.count("sqrt") == ops.count("div") == ops.count("mul") == 1
+    ready = {i.name: i.ready for i in bcast.pipeline.instances}
+    latency = bcast.pipeline.latency
+    for _, signal in bcast.pipeline.outputs:
+        base = signal.split("_d")[0]
+        depth = int(signal.rsplit("_d", 1)[1]) if "_d" in signal else 0
+        assert ready[base] + depth == latency
+    # The element stage reads x and the two tables, and computes one fma.
+    dp = datapath_of(p)
+    assert dp.inputs == ("x", "scale", "shift")
+    assert [i.op for i in dp.instances] == ["fma"]
+
+
+def test_bare_channel_input_is_a_delayed_table(library):
+    """bias_add has no channel value: its table is bias itself, passed through."""
+    bcast = broadcast_of(plan(library.get("nn_ops/bias_add"), 4, "float32"))
+    assert bcast is not None and bcast.tables == ("bias",)
+    assert bcast.pipeline.outputs == [("bias", "in_bias")] and bcast.pipeline.latency == 0
+
+
+def test_schedule_outputs_delays_early_results():
+    graph = {"a": expr.parse("x * y", {"x": "float32", "y": "float32"}, {}),
+             "b": expr.Input("float32", "x")}
+    dp = schedule_outputs(graph, ("x", "y"), ())
+    mul = dp.instances[0]
+    assert dp.latency == mul.ready
+    assert dp.outputs == [("a", mul.name), ("b", f"in_x_d{mul.ready}")]
+
+
+@pytest.mark.parametrize("rung", [2, 4])
+def test_tables_per_lane_and_one_read_per_channel(library, rung):
+    p = plan(library.get("nn_ops/batch_norm"), rung, "float32")
+    top = render(p)[f"{p.top}.sv"]
+    lanes = p.lanes
+    # Per-channel inputs are read `channels` elements once (tbl_beats), x n elements.
+    for c in ("running_mean", "running_var", "weight", "bias"):
+        assert re.search(rf"u_read_{c} \(.*?\.beats\(tbl_beats\)", top, re.S)
+    assert re.search(r"u_read_x \(.*?\.beats\(in_beats\)", top, re.S)
+    # One table per value, replicated per lane in g_table; the walk has the lanes.
+    assert f"for (genvar lane = 0; lane < {lanes}; lane++) begin : g_table" in top
+    assert top.count("fk_ram #(.WIDTH(32), .DEPTH(MAX_CHANNELS))") == 2
+    assert f"fk_channel_walk #(.LANES({lanes})" in top
+    assert "localparam int MAX_CHANNELS = 4096;" in top
+    assert "assign issue = x_valid && tables_ready && sink_credit != '0;" in top
+
+
+def test_unsupported_rung_is_one_line(library):
+    p = plan(library.get("nn_ops/batch_norm"), 0, "float32")
+    with pytest.raises(UsageError, match="nn_ops/batch_norm"):
+        render(p)
