@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fpgakern import paths
@@ -66,3 +67,30 @@ def test_resource_table_has_every_operator_at_its_latency():
         cells = [c.strip() for c in rows[name].split("|")]
         assert cells[3] == str(latency), f"{name}: table latency {cells[3]}, op table {latency}"
         assert cells[4].isdigit(), f"{name}: synthesis failed or no LUT figure"
+
+
+def _nn_accuracy():  # noqa: ANN202 -- a benchmark script, loaded as a module
+    path = paths.SOURCE_ROOT / "benchmarks" / "nn_accuracy.py"
+    spec = importlib.util.spec_from_file_location("nn_accuracy", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_nn_accuracy_runs_the_rtl_and_fails_over_a_bound(capsys, monkeypatch):
+    bench = _nn_accuracy()
+    assert bench.main(["--n", "8192", "--only", "hardswish"]) == 0
+    table = capsys.readouterr().out
+    # ours equals torch bit for bit (the same exact ops in the same order)
+    assert "| hardswish | 12,343 | <= 2 ulp |" in table
+    assert table.splitlines()[-1].split("|")[8].strip() == "0"
+    rtl = bench.rtl_elementwise
+
+    def three_ulps_off(node, x):  # noqa: ANN001, ANN202
+        out = rtl(node, x)
+        move = np.isfinite(out) & (out != 0)
+        return np.where(move, (out.view(np.uint32) + np.uint32(3)).view(np.float32), out)
+
+    monkeypatch.setattr(bench, "rtl_elementwise", three_ulps_off)
+    assert bench.main(["--n", "8192", "--only", "hardswish"]) == 1
