@@ -1,5 +1,5 @@
 """Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, log1p, rsqrt,
-exp2, tanh, expm1, pow, atan2, erf, sin, cos; int32 div) over >= 1M inputs each in Verilator
+exp2, tanh, expm1, pow, atan2, erf, sin, cos, gelu, gelu_tanh; int32 div) over >= 1M inputs each in Verilator
 and report mismatches (bit-exact ops, against the op table's numpy references) and, for the
 transcendental ops, the ulp error distribution against the correctly rounded float32 result
 computed with MPFR (gmpy2), not against another float32 library; beside it, torch's own CPU
@@ -36,7 +36,8 @@ reduction (16367173 * 2^72).
 The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
 targeted random inputs, for exp/sigmoid the whole interesting range, subnormal results
 included) or tests/oplib/test_transcendental.py's (log, log2, log1p, rsqrt, exp2, tanh,
-expm1, erf, sin, cos, and pow and atan2 on pairs of operands), plus the special values; the
+expm1, erf, sin, cos, gelu, gelu_tanh, and pow and atan2 on pairs of operands), plus the
+special values; the
 MPFR reference is test_transcendental's ``correctly_rounded``. Prints a Markdown table;
 nothing is estimated, every figure is measured here.
 """
@@ -78,9 +79,13 @@ def _torch_bits(op_name: str, operands: list[np.ndarray]) -> np.ndarray | None:
         import torch
     except ImportError:
         return None
-    # torch's operator of the same name (torch.exp, torch.pow, ...), on every operand
     tensors = [torch.from_numpy(o.view(np.float32).copy()) for o in operands]
-    return getattr(torch, op_name)(*tensors).numpy().view(np.uint32)
+    gelu = torch.nn.functional.gelu
+    # the op's torch.nn.functional spelling, else torch's operator of the same name
+    # (torch.exp, torch.pow, ...), on every operand
+    functional = {"gelu": gelu, "gelu_tanh": lambda t: gelu(t, approximate="tanh")}
+    fn = functional.get(op_name) or getattr(torch, op_name)
+    return fn(*tensors).numpy().view(np.uint32)
 
 
 def mpfr_row(op_name: str, operands: list[np.ndarray], trans,  # noqa: ANN001
@@ -167,7 +172,7 @@ def main() -> int:
     parser.add_argument("--ops", default="div:float32,sqrt:float32,exp:float32,"
                         "sigmoid:float32,log:float32,log2:float32,rsqrt:float32,exp2:float32,tanh:float32,"
                         "expm1:float32,log1p:float32,pow:float32,atan2:float32,erf:float32,"
-                        "sin:float32,cos:float32,"
+                        "sin:float32,cos:float32,gelu:float32,gelu_tanh:float32,"
                         "div:int32")
     parser.add_argument("--exhaustive", action="store_true",
                         help="every float in the ranges listed in the module docstring")

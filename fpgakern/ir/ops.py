@@ -866,12 +866,53 @@ def _erf(x: np.ndarray) -> np.ndarray:
 
 
 _ERF_ELEMENTWISE = np.frompyfunc(math.erf, 1, 1)
+_ERFC_ELEMENTWISE = np.frompyfunc(math.erfc, 1, 1)
+
+_SQRT1_2 = 0.7071067811865476  # 1/sqrt(2), float64
+_GELU_TANH_BETA = math.sqrt(2.0 / math.pi)
+_GELU_TANH_KAPPA = 0.044715
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """torch.nn.functional.gelu(x) (approximate='none'), x * Phi(x), computed as
+    0.5 * x * erfc(-x / sqrt(2)) in float64 and rounded once. torch's float32 formula
+    x * 0.5 * (1 + erf(x / sqrt(2))) cancels for x << 0 (1 + erf(..) -> 0); erfc keeps the
+    relative accuracy down to the underflow near x = -14.3: the float64 result is within
+    a few float64 ulp, so the float32 rounding is within 1 ulp of MPFR's.
+    Special values follow the formula in IEEE arithmetic: gelu(+inf) = +inf,
+    gelu(-inf) = -inf * 0 = NaN, gelu(NaN) = NaN."""
+    with np.errstate(all="ignore"):
+        x64 = x.astype(np.float64)
+        erfc = np.asarray(_ERFC_ELEMENTWISE(-x64 * _SQRT1_2), dtype=np.float64)
+        return (0.5 * x64 * erfc).astype(x.dtype)
+
+
+def _gelu_tanh(x: np.ndarray) -> np.ndarray:
+    """torch.nn.functional.gelu(x, approximate='tanh'),
+    0.5 * x * (1 + tanh(u)), u = sqrt(2/pi) * (x + 0.044715 x^3), computed as the identity
+    x * sigmoid(2u) = x / (1 + e^(-2u)) in float64 and rounded once: 1 + tanh(u) cancels
+    for x << 0 (in float64 too, from u < -19), the quotient does not. gelu_tanh(+inf) =
+    +inf, gelu_tanh(-inf) = -inf / inf = NaN (as torch), gelu_tanh(NaN) = NaN."""
+    with np.errstate(all="ignore"):
+        x64 = x.astype(np.float64)
+        two_u = 2.0 * _GELU_TANH_BETA * (x64 + _GELU_TANH_KAPPA * x64 * x64 * x64)
+        return (x64 / (1.0 + np.exp(-two_u))).astype(x.dtype)
 
 
 # fsqrt then fdiv: Vitis binds both to Floating-Point Operator cores, IEEE-rounded, so
 # the HLS result is torch's bit for bit (hls::rsqrt, bit-approximate, would not be).
 _RSQRT = VitisImpl("Floating-Point Operator cores (fsqrt, then fdiv)", "flush",
                    "two roundings, <= 1 ulp of the correctly rounded 1/sqrt(x)")
+
+# gelu and gelu_tanh compute in double (fk::gelu, fk::gelu_tanh): float32 formulas cancel
+# in the negative tail. Vitis builds the double functions of its math library.
+_GELU_VITIS = VitisImpl("hls::erfc on double, then dmul (HLS math library)", "flush",
+                        "not documented for double erfc; fpgakern's contract is 2 ulp",
+                        "glibc erfc in double, rounded once (<= 1 ulp)")
+_GELU_TANH_VITIS = VitisImpl("hls::exp on double, then dadd and ddiv (HLS math library)",
+                             "flush",
+                             "not documented for double exp; fpgakern's contract is 2 ulp",
+                             "glibc exp in double, rounded once (<= 1 ulp)")
 
 _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
     Op("rsqrt", 1, "elementwise", FLOAT, _rsqrt, "(1.0f / hls::sqrt({0}))",
@@ -910,6 +951,18 @@ _MORE_TRANSCENDENTAL: tuple[Op, ...] = (
        accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
        rtl={"float32": RtlImpl("fk_fp32_erf", 15)},
        vitis=_hls_math("erf")),
+    Op("gelu", 1, "elementwise", FLOAT, _gelu, "fk::gelu({0})",
+       "torch.nn.functional.gelu: x * Phi(x) = 0.5 x erfc(-x/sqrt(2)), accurate in the "
+       "negative tail down to the underflow (about -14.3); NaN for -inf",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_gelu", 19)},
+       vitis=_GELU_VITIS),
+    Op("gelu_tanh", 1, "elementwise", FLOAT, _gelu_tanh, "fk::gelu_tanh({0})",
+       "torch.nn.functional.gelu(approximate='tanh'): 0.5 x (1 + tanh(sqrt(2/pi) (x + "
+       "0.044715 x^3))) = x sigmoid(2u), accurate in the negative tail; NaN for -inf",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp against MPFR (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_gelu_tanh", 29)},
+       vitis=_GELU_TANH_VITIS),
     Op("sin", 1, "elementwise", FLOAT, _float64_then_round(np.sin), "hls::sin({0})",
        "sine, every finite x reduced exactly enough (docs/operators.md); x itself below "
        "2^-12, NaN for +-inf",

@@ -67,6 +67,10 @@ inline float atan2(float y, float x) {
   return FPGAKERN_CSIM_FLUSH(std::atan2(FPGAKERN_CSIM_FLUSH(y), FPGAKERN_CSIM_FLUSH(x)));
 }
 inline float erf(float x) { return FPGAKERN_CSIM_FLUSH(std::erf(FPGAKERN_CSIM_FLUSH(x))); }
+// double, for fk::gelu and fk::gelu_tanh (float32 formulas cancel in gelu's negative tail);
+// the flushing build's MXCSR (FTZ, DAZ) flushes their float operand and result.
+inline double erfc(double x) { return std::erfc(x); }
+inline double exp(double x) { return std::exp(x); }
 inline float sin(float x) { return FPGAKERN_CSIM_FLUSH(std::sin(FPGAKERN_CSIM_FLUSH(x))); }
 inline float cos(float x) { return FPGAKERN_CSIM_FLUSH(std::cos(FPGAKERN_CSIM_FLUSH(x))); }
 // std::fma rounds once. Whether the Vitis hls::fma does on UltraScale+ is not documented

@@ -102,6 +102,22 @@ inline float sigmoid(float x) {
     return 1.0f / (1.0f + hls::exp(-x));
 }
 
+// torch.nn.functional.gelu, x * Phi(x), in double and rounded once: the float32 formula
+// x * 0.5 * (1 + erf(x / sqrt(2))) cancels for x << 0, 0.5 * x * erfc(-x / sqrt(2)) in
+// double is accurate down to the underflow (about -14.3). gelu(-inf) = -inf * 0 = NaN.
+inline float gelu(float x) {
+    const double xd = x;
+    return static_cast<float>(0.5 * xd * hls::erfc(xd * -0.70710678118654752440));
+}
+
+// gelu(approximate='tanh'): 0.5 x (1 + tanh(u)) = x * sigmoid(2u) = x / (1 + e^(-2u)),
+// u = sqrt(2/pi) (x + 0.044715 x^3), in double (1 + tanh(u) would cancel for x << 0).
+inline float gelu_tanh(float x) {
+    const double xd = x;
+    const double two_u = 1.5957691216057308 * (xd + 0.044715 * xd * xd * xd);
+    return static_cast<float>(xd / (1.0 + hls::exp(-two_u)));
+}
+
 // Rounding to an integral value, as torch.trunc/floor/ceil/round (round: ties to even).
 // Below 2^23 in magnitude a float -> int32 -> float round trip truncates exactly (every
 // float from 2^23 up is integral already, and so are infinities; NaN passes). The sign is

@@ -1,5 +1,5 @@
 """The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow, atan2,
-erf, sin, cos) against the correctly rounded float32 result, computed with MPFR through
+erf, sin, cos, gelu, gelu_tanh) against the correctly rounded float32 result, computed with MPFR through
 gmpy2 (not against another float32 library): each stays within the ulp bound
 docs/operators.md states for its RTL (the op table's contract is looser). Special values
 (NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its neighbours) must equal the
@@ -28,7 +28,8 @@ F32 = np.float32
 N_RANDOM = 4000  # per op in CI (specials come on top)
 # The bound docs/operators.md states for each RTL operator, against MPFR.
 STATED_ULPS = {"log": 1, "log2": 1, "log1p": 1, "rsqrt": 1, "exp2": 1, "tanh": 1,
-               "expm1": 1, "pow": 1, "atan2": 1, "erf": 1, "sin": 1, "cos": 1}
+               "expm1": 1, "pow": 1, "atan2": 1, "erf": 1, "sin": 1, "cos": 1,
+               "gelu": 1, "gelu_tanh": 1}
 OPS_UNDER_TEST = sorted(STATED_ULPS)
 UNARY_UNDER_TEST = [op for op in OPS_UNDER_TEST if OPS[op].arity == 1]
 # The smallest float whose erf rounds to 1 (fk_fp32_erf's saturation, 0x407AD445).
@@ -46,6 +47,35 @@ _WIDE = gmpy2.context(precision=200, emin=-100000, emax=100000)
 
 def _sigmoid(x: float) -> object:
     return FLOAT32_CONTEXT.div(1, _WIDE.add(1, _WIDE.exp(-x)))
+
+
+def _gelu_special(x: float) -> float | None:
+    """gelu and gelu_tanh of NaN, +-inf and +-0 (the formulas' IEEE values, as torch's
+    tanh variant: -inf * 0 is NaN), else None."""
+    if math.isnan(x) or x == float("-inf"):
+        return float("nan")
+    return x if x == 0 or math.isinf(x) else None
+
+
+def _gelu(x: float) -> object:
+    """x Phi(x) = x erfc(-x / sqrt(2)) / 2, rounded once."""
+    special = _gelu_special(x)
+    if special is not None:
+        return special
+    return FLOAT32_CONTEXT.mul(x, _WIDE.div(_WIDE.erfc(_WIDE.div(-x, _WIDE.sqrt(2))), 2))
+
+
+_KAPPA = gmpy2.mpfr("0.044715", 200)  # gelu's tanh constant, exactly to 200 bits
+
+
+def _gelu_tanh(x: float) -> object:
+    """0.5 x (1 + tanh(u)) = x / (1 + e^(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3)."""
+    special = _gelu_special(x)
+    if special is not None:
+        return special
+    beta = _WIDE.sqrt(_WIDE.div(2, _WIDE.const_pi()))
+    two_u = _WIDE.mul(2 * beta, _WIDE.add(x, _WIDE.mul(_KAPPA, _WIDE.mul(x, _WIDE.mul(x, x)))))
+    return FLOAT32_CONTEXT.div(x, _WIDE.add(1, _WIDE.exp(-two_u)))
 
 
 def _rsqrt(x: float) -> object:
@@ -73,6 +103,8 @@ MPFR_FUNCTIONS: dict[str, Callable[..., object]] = {
     "erf": FLOAT32_CONTEXT.erf,
     "sin": FLOAT32_CONTEXT.sin,
     "cos": FLOAT32_CONTEXT.cos,
+    "gelu": _gelu,
+    "gelu_tanh": _gelu_tanh,
 }
 
 # The float32 arguments nearest a nonzero multiple of pi/2, found exhaustively by
@@ -155,6 +187,15 @@ def specials(op_name: str) -> np.ndarray:
         worst = np.array(REDUCTION_WORST, U32)
         return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 100),
                                _around(worst.view(F32).tolist(), 8), worst | U32(1 << 31)])
+    if op_name in ("gelu", "gelu_tanh"):  # the x/2 range's edge 2^-26, 2^-17 (X exact from
+        # there), x/2's subnormal edge, +-16, the underflow (-14.34, -10.77), gelu_tanh's
+        # clamp of t (|x| near 11.5), the table's interval edges k/8 (gelu)
+        edges = [s * v for s in (1.0, -1.0) for v in (2.0**-125, 2.0**-26, 2.0**-17, 0.5,
+                                                      1.0, 5.5, 11.5, 16.0)]
+        edges += [-14.34375, -10.765625]
+        steps = [-k / 8 for k in range(1, 128, 3)]
+        return np.concatenate([opsim.fp32_unary_specials(), _around(edges, 300),
+                               _around(steps, 10)])
     if op_name == "tanh":  # the range edges 2^-12, 2^-3 and 64, saturation near 9.01
         edges = [s * v for s in (1.0, -1.0) for v in (2.0**-12, 2.0**-3, 0.25, 1.0, 9.0,
                                                       9.01, 9.1, 64.0)]
@@ -212,6 +253,12 @@ def vectors(op_name: str, rng: np.random.Generator, n: int) -> list[np.ndarray]:
         any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
         octave = rng.uniform(-10.0, 10.0, k).astype(F32)
         near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-14, -2, k)).astype(F32)
+    if op_name in ("gelu", "gelu_tanh"):  # every binade of both signs, [-16, 16], the
+        # negative tail [-15, -3] and 2^-30 .. 2^-2 of both signs
+        any_positive = any_positive | (rng.integers(0, 2, k, dtype=U32) << U32(31))
+        octave = np.concatenate([rng.uniform(-16.0, 16.0, k - k // 2),
+                                 rng.uniform(-15.0, -3.0, k // 2)]).astype(F32)
+        near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-30, -2, k)).astype(F32)
     if op_name == "exp2":  # the whole finite range of results, and small |x| (near 1)
         octave = rng.uniform(-151.0, 129.0, k).astype(F32)
         near_one = (rng.choice([-1.0, 1.0], k) * 2.0 ** rng.uniform(-30, 0, k)).astype(F32)
@@ -414,6 +461,8 @@ def test_within_stated_ulps_of_mpfr(op_name, rng):
         # the saturation on
         exact = (~np.isfinite(want.view(F32)) | (np.abs(x) < 2.0**-24)
                  | (np.abs(x) >= ERF_ONE))
+    if op_name in ("gelu", "gelu_tanh"):  # x/2 below 2^-26, x or -0 from |x| = 16 on
+        exact = ~np.isfinite(x) | (np.abs(x) < 2.0**-26) | (np.abs(x) >= 16)
     if op_name == "exp2":  # 2^k for an integer k, overflow, or below half the smallest
         with np.errstate(invalid="ignore"):
             integral = x == np.round(x)
@@ -459,6 +508,12 @@ SPECIAL_RESULTS = {
     # erf(1), (2^-149)
     "erf": [0x7FC0_0000] * 3 + [0xBF57_BB3D, 0xBF80_0000, 0x8000_0001, 0x8000_0000, 0,
                                 0x3F80_0000, 0x3F57_BB3D, 0x0000_0001],
+    # gelu(-1), (-inf) = NaN, (-2^-149) = -0 and (2^-149) = 2^-149 (x/2 is a tie between
+    # subnormals, broken toward +inf: x Phi(x) > x/2), -0, +0, (+inf) = +inf, gelu(1)
+    "gelu": [0x7FC0_0000] * 3 + [0xBE22_7686, 0x7FC0_0000, 0x8000_0000, 0x8000_0000, 0,
+                                 0x7F80_0000, 0x3F57_625F, 0x0000_0001],
+    "gelu_tanh": [0x7FC0_0000] * 3 + [0xBE22_9E91, 0x7FC0_0000, 0x8000_0000, 0x8000_0000, 0,
+                                      0x7F80_0000, 0x3F57_585C, 0x0000_0001],
 }
 
 
@@ -581,6 +636,12 @@ def test_erf_table_is_generated(table_generator):
     assert (opsim.OPLIB_DIR / "fk_fp32_erf_table.sv").read_text() == gen.render()
     rtl = (opsim.OPLIB_DIR / "fk_fp32_erf.sv").read_text().replace("_", "")
     assert f"C TINY = 48'h{gen.c_tiny():012X};".replace(" ", "") in rtl.replace(" ", "")
+
+
+def test_gelu_table_is_generated(table_generator):
+    """fk_fp32_gelu_table.sv is what gen_gelu_table.py produces."""
+    gen = table_generator("gen_gelu_table")
+    assert gen.OUT.read_text() == gen.render()
 
 
 def test_sincos_table_is_generated(table_generator):
