@@ -22,7 +22,8 @@ from pathlib import Path
 
 from fpgakern.backends.hls.generator import templates_dir
 from fpgakern.backends.templates import render, write
-from fpgakern.ir.kernel import Kernel
+from fpgakern.ir import shapes
+from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
 
 COMMON_HEADER = "fpgakern_host.hpp"
@@ -68,6 +69,11 @@ class _VariantView:
         return self.kernel.inputs
 
     @property
+    def shaped(self) -> bool:
+        """A kernel whose wrapper takes its tensors' shapes (host_shaped.hpp.j2)."""
+        return self.kernel.kind in SHAPED_KINDS
+
+    @property
     def scalars(self) -> list[_Scalar]:
         return [_Scalar(s.name, host_literal(s.default, self.plan.dtype.is_float))
                 for s in self.kernel.scalars]
@@ -101,6 +107,8 @@ def context(plan: Plan) -> dict[str, object]:
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
         "picks": None, "R": kernel.output_dtype(plan.dtype.name).ctype,
     }
+    if kernel.kind in SHAPED_KINDS:
+        ctx.update(_shaped_context(kernel))
     reduction = kernel.reduction
     if reduction is not None:
         # The partial results of the compute units merge by the op table's combine op;
@@ -122,6 +130,28 @@ def context(plan: Plan) -> dict[str, object]:
     return ctx
 
 
+def _shaped_context(kernel: Kernel) -> dict[str, object]:
+    """What the shaped wrapper needs of the layout: how many named dimensions the main
+    shape has (and whether ``*`` stands for more), the C++ expression of the channel
+    axis in a ``shape`` vector, and the operands' shapes for the comments."""
+    lay = kernel.layout
+    assert lay is not None
+    main = lay.main
+    named = len(main) - (shapes.ANY in main)
+    axis = "0"
+    if lay.channel_dim is not None and not lay.channel_is_column:
+        index = main.index(lay.channel_dim)
+        before_any = shapes.ANY not in main or index < main.index(shapes.ANY)
+        axis = str(index) if before_any else f"shape.size() - {len(main) - index}"
+    return {
+        "main_shape": shapes.show(main), "named_dims": named, "has_any": shapes.ANY in main,
+        "channel_axis": axis, "channel_inputs": lay.channel_inputs,
+        "operand_shapes": [(x, shapes.show(lay.shape(x))) for x in kernel.inputs[1:]],
+        "out_shape": shapes.show(lay.shape(kernel.output)),
+        "max_table": shapes.MAX_CHANNELS if kernel.kind == "broadcast" else shapes.MAX_ROW,
+    }
+
+
 def _common() -> str:
     # Shared by every variant of a library folder, whatever its kind: one text for all.
     return render(templates_dir(), None, "host_common.hpp.j2")
@@ -132,9 +162,13 @@ def render_variant(plan: Plan) -> dict[str, str]:
     header, the wrapper and the command-line host."""
     kind = plan.kernel.kind
     ctx = context(plan)
+    # The shaped kinds share one wrapper (tensors with their shapes); its body branches on
+    # the kind where broadcast and the row kinds differ.
+    shaped = "_shaped" if kind in SHAPED_KINDS else ""
     return {COMMON_HEADER: _common(),
-            f"{plan.top}_host.hpp": render(templates_dir(), kind, "host.hpp.j2", **ctx),
-            f"{plan.top}_host_main.cpp": render(templates_dir(), kind, "host_main.cpp.j2", **ctx)}
+            f"{plan.top}_host.hpp": render(templates_dir(), kind, f"host{shaped}.hpp.j2", **ctx),
+            f"{plan.top}_host_main.cpp": render(templates_dir(), kind,
+                                                f"host{shaped}_main.cpp.j2", **ctx)}
 
 
 def generate(plan: Plan, out_dir: Path) -> HostSources:
