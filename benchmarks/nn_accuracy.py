@@ -4,6 +4,9 @@ stated bound. docs/nn_ops.md derives the bounds and shows the table.
 
     python benchmarks/nn_accuracy.py [--n 1048576] [--seed 20261125] [--only softmax,silu]
 
+Kernels: silu, hardswish, gelu, gelu_tanh, batch_norm, softmax, log_softmax, layer_norm,
+rms_norm.
+
 Elementwise kernels (silu, hardswish; gelu and gelu_tanh where the library has them): the
 kernel's expression is evaluated op by op by the RTL operators the kernel instantiates
 (``fpgakern.verify.opsim``: each operator's Verilator model, as
@@ -11,6 +14,11 @@ benchmarks/operator_sweep_hard.py runs them), on random inputs over the interest
 every float exponent and the special values. The reference is MPFR (gmpy2): the exact
 function rounded once to float32. hardswish has no spec: its expression is torch's
 (``x * min(max(x + 3, 0), 6) / 6``, exact ops only, so ours equals torch bit for bit).
+
+batch_norm (broadcast, rung 4 on hw_emu): (N, 64, 1024) with NaN, +-inf and subnormal
+elements and channels with a zero variance, a NaN mean and an infinite weight, bit for bit
+against torch.nn.functional.batch_norm (eval); its ulp columns measure the folded formula
+(ours and torch's alike) against the unfolded one in float64.
 
 Row kernels (softmax, log_softmax, layer_norm, rms_norm): rows of 1024 elements, random
 normal at scales 1e-3 .. 1e3 plus special rows (constant, one dominant element, -inf,
@@ -153,7 +161,7 @@ class Row:
     ours: str
     ours_share: float | None
     torch_ulp: str
-    torch_share: float
+    torch_share: float | None
     vs_torch: str
     ok: bool
     note: str = ""
@@ -207,9 +215,10 @@ def rtl_elementwise(node: expr.Node, x: np.ndarray) -> np.ndarray:
     raise TypeError(node)
 
 
-def rtl_rows(kernel: Kernel, tensors: dict[str, np.ndarray],
+def rtl_shaped(kernel: Kernel, tensors: dict[str, np.ndarray],
              scalars: dict[str, float]) -> np.ndarray:
-    """The rung-4 RTL kernel on hw_emu (fpgakern.runtime builds its model on first use)."""
+    """The rung-4 RTL kernel on hw_emu (fpgakern.runtime builds its model on first use),
+    on whole tensors with their shapes."""
     from fpgakern import ladder, runtime
 
     device = runtime.open_plans([ladder.plan(kernel, 4, "float32")], "hw_emu")
@@ -314,7 +323,7 @@ def measure_rows(kernel: Kernel, x: np.ndarray, rng: np.random.Generator) -> Row
     theirs = torch_result(kernel.name, tensors)
     scale = _row_scale(want)
     try:
-        ours: np.ndarray | None = rtl_rows(kernel, tensors, scalars).reshape(want.shape)
+        ours: np.ndarray | None = rtl_shaped(kernel, tensors, scalars).reshape(want.shape)
     except FpgakernError as error:
         print(f"{kernel.name}: ours not measured on hw_emu: {error}", file=sys.stderr)
         ours = None
@@ -325,6 +334,56 @@ def measure_rows(kernel: Kernel, x: np.ndarray, rng: np.random.Generator) -> Row
                str(_max_ulp(want, theirs, scale)), _share(want, theirs, accuracy),
                "-" if ours is None else str(_max_ulp(theirs, ours, _row_scale(theirs))),
                fine is None or fine.passed)
+
+
+def batch_norm_inputs(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    """x of shape (N, 64, 1024), N from ``n``, with NaN, +-inf and subnormal elements;
+    running statistics with a zero variance, a NaN mean and an infinite weight among the
+    channels."""
+    channels = 64
+    x = rng.standard_normal((max(1, n // (channels * COLS)), channels, COLS)).astype(F32)
+    flat = x.reshape(-1)
+    flat[:8] = [np.nan, np.inf, -np.inf, 1e-40, -1e-45, 0.0, -0.0, 3e38]
+    mean = rng.standard_normal(channels).astype(F32)
+    var = (rng.random(channels) * 4).astype(F32)
+    weight = rng.standard_normal(channels).astype(F32)
+    bias = rng.standard_normal(channels).astype(F32)
+    var[1], mean[2], weight[3], var[4] = 0.0, np.nan, np.inf, 1e-30
+    return {"x": x, "running_mean": mean, "running_var": var, "weight": weight,
+            "bias": bias}
+
+
+def measure_batch_norm(kernel: Kernel, tensors: dict[str, np.ndarray]) -> Row:
+    """Bit for bit torch's (both fold the statistics as torch's CPU kernel does); the ulp
+    columns are against (x - mean) / sqrt(var + eps) * weight + bias in float64, rounded
+    once, over elements at least 2**-10 of the largest finite result."""
+    import torch
+    import torch.nn.functional as fn
+
+    scalars = {"eps": 1e-5}
+    x, mean, var, weight, bias = (tensors[k] for k in kernel.inputs)
+    theirs = fn.batch_norm(*(torch.from_numpy(a) for a in (x, mean, var, weight, bias)),
+                           training=False, eps=1e-5).numpy()
+    view = (1, -1, 1)
+    with np.errstate(all="ignore"):
+        exact = ((x.astype(np.float64) - mean.reshape(view)) / np.sqrt(
+            var.astype(np.float64).reshape(view) + np.float64(F32(1e-5)))
+            * weight.reshape(view) + bias.reshape(view)).astype(F32)
+    finite = np.isfinite(exact)
+    scale = np.array(np.max(np.abs(exact[finite]), initial=0))
+    try:
+        ours: np.ndarray | None = rtl_shaped(kernel, tensors, scalars).reshape(x.shape)
+    except FpgakernError as error:
+        print(f"{kernel.name}: ours not measured on hw_emu: {error}", file=sys.stderr)
+        ours = None
+    differ = None if ours is None else int(
+        (~((ours.view(U32) == theirs.view(U32)) | (np.isnan(ours) & np.isnan(theirs)))).sum())
+    return Row(kernel.name, x.size, "bit for bit torch's",
+               "-" if ours is None else str(_max_ulp(exact, ours, scale)), None,
+               str(_max_ulp(exact, theirs, scale)), None, "-" if ours is None else
+               str(_max_ulp(theirs, ours, None)), differ in (None, 0),
+               "" if differ is None else f"{differ} elements differ from torch's "
+               "(NaN, inf, subnormal x; zero variance; NaN mean; inf weight included)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -356,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
             library.get(f"nn_ops/{name}").accuracy("float32").ulps,
             lambda x, r: np.ones(x.shape, bool), lambda x, r: np.zeros(x.shape))
         rows.append(measure_elementwise(name, node, x, spec))
+    if not only or "batch_norm" in only:
+        rows.append(measure_batch_norm(library.get("nn_ops/batch_norm"),
+                                       batch_norm_inputs(rng, args.n)))
     for name in ("softmax", "log_softmax", "layer_norm", "rms_norm"):
         if only and name not in only:
             continue
@@ -365,9 +427,9 @@ def main(argv: list[str] | None = None) -> int:
           "| torch share of bound | ours vs torch (ulp) | notes |")
     print("|---|---:|---|---:|---:|---:|---:|---:|---|")
     for r in rows:
-        share = "-" if r.ours_share is None else f"{r.ours_share:.3f}"
-        print(f"| {r.kernel} | {r.elements:,} | {r.bound} | {r.ours} | {share} | "
-              f"{r.torch_ulp} | {r.torch_share:.3f} | {r.vs_torch} | {r.note} |")
+        ours, theirs = ("-" if v is None else f"{v:.3f}" for v in (r.ours_share, r.torch_share))
+        print(f"| {r.kernel} | {r.elements:,} | {r.bound} | {r.ours} | {ours} | "
+              f"{r.torch_ulp} | {theirs} | {r.vs_torch} | {r.note} |")
     bad = [r.kernel for r in rows if not r.ok]
     if bad:
         print(f"over the bound: {', '.join(bad)}", file=sys.stderr)
