@@ -1,0 +1,86 @@
+"""The shaped kernels through torch.ops.fpgakern on the emulation targets, against torch.
+
+Must show (issue 15): torch.nn.functional.batch_norm (eval) and
+torch.ops.fpgakern.batch_norm agree bit for bit (a NaN for a NaN) on random and special
+values (NaN, +-inf, zero variance, subnormals) at several shapes, on sw_emu and hw_emu.
+Strict mode: a fallback to torch would raise, so every answer compared is the kernel's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import device_for
+
+torch = pytest.importorskip("torch")
+F = pytest.importorskip("torch.nn.functional")
+
+import fpgakern.runtime.torch_ops as fk_torch  # noqa: E402
+
+SHAPES = [(8, 4), (2, 3, 5), (4, 16, 33), (2, 3, 4, 5)]
+# hw_emu: 4 CUs of one lane (channel runs split over CUs) and 16 lanes (channel runs that
+# start inside a memory word).
+BN_VARIANTS = [("hw_emu", 3), ("hw_emu", 4)]
+
+SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1.1754942e-38,
+                    -5.877472e-39, 3.4028235e38, -3.4028235e38, 1.0, -1.0, 1e-20, 1e20,
+                    0.5], dtype=np.float32)
+
+
+def _channel(c: int, rng: np.random.Generator, special: bool, positive: bool) -> torch.Tensor:
+    values = rng.standard_normal(c).astype(np.float32)
+    if positive:
+        values = np.abs(values)
+    if special:
+        picks = rng.integers(0, len(SPECIAL), c)
+        mask = rng.random(c) < 0.5
+        values = np.where(mask, SPECIAL[picks], values)
+        if positive:
+            values[0] = 0.0  # zero variance: eps alone
+    return torch.from_numpy(values.astype(np.float32))
+
+
+def _batch_norm_cases(shape: tuple[int, ...]):
+    rng = np.random.default_rng(hash(shape) % 2**32)
+    c = shape[1]
+    for special in (False, True):
+        x = rng.standard_normal(shape).astype(np.float32) * 3
+        if special:
+            flat = x.reshape(-1)
+            mask = rng.random(flat.size) < 0.4
+            flat[mask] = SPECIAL[rng.integers(0, len(SPECIAL), int(mask.sum()))]
+            first = min(flat.size, len(SPECIAL))
+            flat[:first] = SPECIAL[:first]  # each special value at least once (but (8, 4))
+        mean = _channel(c, rng, special, False)
+        var = _channel(c, rng, special, True)
+        weight = _channel(c, rng, special, False)
+        bias = _channel(c, rng, special, False)
+        label = "special" if special else "random"
+        yield label, (torch.from_numpy(x), mean, var, weight, bias), 1e-5
+        yield f"{label} no weight/bias", (torch.from_numpy(x), mean, var, None, None), 1e-3
+
+
+def _bits(t: torch.Tensor) -> np.ndarray:
+    """The float32 bits, every NaN as the canonical quiet NaN: the RTL operators return
+    that one NaN where torch carries an operand's sign and payload (a NaN is a NaN)."""
+    a = t.numpy()
+    return np.where(np.isnan(a), np.uint32(0x7FC00000), a.view(np.uint32))
+
+
+@pytest.mark.parametrize(("target", "rung"), BN_VARIANTS, ids=[f"{t}@{r}" for t, r in
+                                                               BN_VARIANTS])
+def test_batch_norm_is_torchs_bit_for_bit(target, rung):
+    fk_torch.use(device_for("nn_ops/batch_norm", rung, "float32", target), strict=True)
+    try:
+        for shape in SHAPES:
+            for label, (x, mean, var, weight, bias), eps in _batch_norm_cases(shape):
+                want = F.batch_norm(x, mean, var, weight, bias, False, 0.1, eps)
+                ours = torch.ops.fpgakern.batch_norm(x, mean, var, weight, bias, False, 0.1,
+                                                     eps)
+                assert ours.shape == want.shape and ours.dtype == want.dtype
+                differ = (_bits(ours) != _bits(want)).reshape(-1)
+                assert not differ.any(), \
+                    f"{shape} {label}: torch {want.reshape(-1)[differ][:4]}, " \
+                    f"ours {ours.reshape(-1)[differ][:4]}"
+    finally:
+        fk_torch.use(None)
