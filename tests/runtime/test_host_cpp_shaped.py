@@ -1,16 +1,23 @@
 """The generated C++ host wrappers of shaped kernels (hls_templates/default/host_shaped*.j2):
 built with -Wall -Wextra -Werror against fpgakern's XRT emulation library, one per kind,
-lane count and CU count, and the nn_ops category entry with its with_shape() calls."""
+lane count and CU count, and the nn_ops category entry with its with_shape() calls; the
+batch_norm host run on hw_emu (4 CUs) on case files, against the numpy oracle bit for bit."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import LIBRARY, variant
 
 from fpgakern.backends import host
+from fpgakern.ir import shapes
+from fpgakern.link import linker, platforms, resolve, xclbin
 from fpgakern.runtime import emu
+from fpgakern.verify import reference
 
 # broadcast with 4 CUs of 1 lane and 16 lanes; the row kinds with 16 lanes and CUs.
 VARIANTS = [("nn_ops/batch_norm", 3), ("nn_ops/batch_norm", 5), ("nn_ops/softmax", 5),
@@ -62,3 +69,71 @@ def test_main_documents_the_case_format(tmp_path):
     p = variant("nn_ops/batch_norm", 4, "float32")
     main = Path(host.generate(p, tmp_path).main).read_text()
     assert "int32 ndim, int32 extents of x ((N, C, *))" in main
+
+
+def write_shaped_case(path: Path, kernel, main_shape: tuple[int, ...],
+                      tensors: dict[str, np.ndarray], scalars: dict[str, float]) -> None:
+    """A case file of the shaped command-line host: int32 ndim, the extents, the scalars,
+    then each input in its own shape (host_shaped_main.cpp.j2)."""
+    with path.open("wb") as f:
+        np.array([len(main_shape), *main_shape], dtype=np.int32).tofile(f)
+        np.array([scalars[s.name] for s in kernel.scalars], dtype=np.float32).tofile(f)
+        for name in kernel.inputs:
+            np.ascontiguousarray(tensors[name], dtype=np.float32).tofile(f)
+
+
+@pytest.fixture(scope="module")
+def batch_norm_host(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shaped_host")
+    refs = ["nn_ops/batch_norm@opt3:float32"]
+    design = linker.link(resolve.resolve(refs, LIBRARY, folder / "build"),
+                         platforms.load("u250"), None, "hw_emu")
+    path = folder / "lib.xclbin"
+    path.write_bytes(xclbin.to_xclbin(design))
+    emu.prepare(path, ("hw_emu",))
+    p = variant("nn_ops/batch_norm", 3, "float32")
+    program = emu.compile_host(host.generate(p, folder).main, folder / "batch_norm_host")
+    return folder, path, p, program
+
+
+def _run(program: Path, xclbin_path: Path, *files: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, XCL_EMULATION_MODE="hw_emu")
+    env.pop("FPGAKERN_EMU_CONFIG", None)
+    return subprocess.run([str(program), "-x", str(xclbin_path), *files], capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+def test_batch_norm_host_matches_the_oracle_on_hw_emu(batch_norm_host):
+    folder, path, p, program = batch_norm_host
+    rng = np.random.default_rng(7)
+    cases = []
+    argv = []
+    # (13, 5, 7): 65 channel runs over 4 CUs, shares of 17 runs, the last of 14.
+    for i, shape in enumerate([(8, 4), (2, 3, 5), (13, 5, 7), (2, 3, 4, 5), (0, 3), (1, 1)]):
+        lay = p.kernel.layout
+        tensors = {name: rng.standard_normal(shapes.operand_shape(name, lay, shape))
+                   .astype(np.float32) for name in p.kernel.inputs}
+        tensors["running_var"] = np.abs(tensors["running_var"])
+        scalars = {"eps": 1e-3}
+        write_shaped_case(folder / f"c{i}.bin", p.kernel, shape, tensors, scalars)
+        argv += [str(folder / f"c{i}.bin"), str(folder / f"c{i}.out")]
+        cases.append((shape, tensors, scalars))
+    done = _run(program, path, *argv)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("fpgakern hw_emu: batch_norm_f32:") == 4, done.stderr
+    for i, (shape, tensors, scalars) in enumerate(cases):
+        got = np.fromfile(folder / f"c{i}.out", dtype=np.float32)
+        want = reference.shaped_expected(p.kernel, "float32", tensors, scalars)
+        assert got.size == want.size, shape
+        np.testing.assert_array_equal(got.view(np.uint32), want.reshape(-1).view(np.uint32))
+
+
+def test_too_many_channels_is_bad_arguments(batch_norm_host):
+    folder, path, p, program = batch_norm_host
+    shape = (1, 4097)
+    tensors = {name: np.ones(shapes.operand_shape(name, p.kernel.layout, shape), np.float32)
+               for name in p.kernel.inputs}
+    write_shaped_case(folder / "big.bin", p.kernel, shape, tensors, {"eps": 1e-5})
+    done = _run(program, path, str(folder / "big.bin"), str(folder / "big.out"))
+    assert done.returncode == 2
+    assert "4097 channels; the kernel keeps at most 4096 on chip" in done.stderr
