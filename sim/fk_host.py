@@ -268,6 +268,8 @@ def shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Share]:
     ``inner`` elements (docs/rtl.md): each gets its run of the full tensors, every
     per-channel operand whole, and the channel its first element belongs to."""
     kernel = plan.kernel
+    if kernel.kind in ROW_KINDS:
+        return row_shares(plan, tensors, cus)
     if kernel.kind != "broadcast":
         n = next(iter(tensors.values())).size
         return [Share({x: np.ascontiguousarray(tensors[x]).ravel()[lo:hi]
@@ -290,6 +292,39 @@ def shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Share]:
         sizes = {"n": last - first, "inner": inner, "channels": channels,
                  "channel0": lo % channels if channels else 0}
         out.append(Share(inputs, sizes, last - first))
+    return out
+
+
+ROW_KINDS = ("row_map", "row_reduction")
+
+
+def row_pitch(plan: Plan, cols: int) -> int:
+    """Elements from one row's start to the next's: cols rounded up to the lanes."""
+    return -(-cols // plan.lanes) * plan.lanes
+
+
+def row_shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Share]:
+    """A row kernel's CUs take whole rows; every row is padded to the row pitch with NaN
+    (which the kernel must not rely on), per-column inputs go whole to each CU."""
+    kernel = plan.kernel
+    layout = kernel.layout
+    main = np.asarray(tensors[kernel.inputs[0]])
+    cols = main.shape[-1]
+    rows = int(np.prod(main.shape[:-1]))
+    pitch = row_pitch(plan, cols)
+
+    def padded(a: np.ndarray, count: int) -> np.ndarray:
+        out = np.full((count, pitch), np.nan, dtype=a.dtype)
+        out[:, :cols] = a.reshape(count, cols)
+        return out.ravel()
+
+    out = []
+    for lo, hi in split(rows, cus, granule=1):
+        inputs = {x: (padded(np.asarray(tensors[x]), 1) if x in layout.channel_inputs
+                      else padded(np.asarray(tensors[x]).reshape(rows, cols)[lo:hi], hi - lo))
+                  for x in kernel.inputs}
+        count = hi - lo if layout.row_output else (hi - lo) * pitch
+        out.append(Share(inputs, {"rows": hi - lo, "cols": cols}, count))
     return out
 
 
@@ -388,7 +423,26 @@ class Host:
         problems = self.memory.violations()
         if problems:
             raise SimFailure("AXI violation: " + "; ".join(problems[:5]))
-        return Run(outputs, cycles, wall, cpu, [sizes["n"] for _, sizes, _, _ in jobs])
+        return Run(outputs, cycles, wall, cpu,
+                   [sizes.get("n", sizes.get("rows", 0)) for _, sizes, _, _ in jobs])
+
+    async def call_rows(self, tensors: dict[str, np.ndarray],
+                        scalars: dict[str, float | int], timeout_cycles: int
+                        ) -> tuple[Run, np.ndarray]:
+        """Run a row kernel on whole tensors (:func:`row_shares`); returns the run and the
+        output with its real shape, the rows' padding stripped."""
+        kernel = self.plan.kernel
+        main = np.asarray(tensors[kernel.inputs[0]])
+        cols = main.shape[-1]
+        pitch = row_pitch(self.plan, cols)
+        run = await self.call(tensors, scalars, timeout_cycles)
+        out_dtype = kernel.output_dtype(self.plan.dtype.name).numpy
+        if kernel.layout.row_output:
+            return run, np.concatenate(run.outputs).reshape(main.shape[:-1])
+        if pitch == 0:
+            return run, np.zeros(main.shape, dtype=out_dtype)  # no element to write
+        parts = [o.reshape(-1, pitch)[:, :cols] for o in run.outputs]
+        return run, np.concatenate(parts).reshape(main.shape)
 
     async def _timeout_report(self, timeout_cycles: int, jobs: list) -> str:
         states = []

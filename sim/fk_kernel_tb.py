@@ -16,7 +16,7 @@ from pathlib import Path
 
 import cocotb
 import numpy as np
-from fk_host import FastMemory, Host, RamMemory, SimFailure
+from fk_host import ROW_KINDS, FastMemory, Host, RamMemory, SimFailure
 
 from fpgakern.interface import interface
 from fpgakern.ir.dtypes import DTYPES
@@ -50,6 +50,11 @@ def make_memory(job: dict, p) -> FastMemory | RamMemory:
 
 
 def select_cases(job: dict, kernel, dtype) -> list[stimulus.Case]:
+    if kernel.kind in ROW_KINDS:
+        cases = stimulus.row_cases(kernel, dtype, size=job["size"], seed=job.get("seed", 0),
+                                   special=job.get("special", True))
+        wanted = job.get("labels")
+        return [c for c in cases if c.label in wanted] if wanted else cases
     if kernel.kind == "broadcast":
         shape = job.get("shape")
         cases = stimulus.broadcast_cases(kernel, dtype, size=job["size"],
@@ -96,9 +101,12 @@ async def run_kernel(dut) -> None:
     for case in select_cases(job, kernel, dtype):
         entry: dict = {"label": case.label, "size": case.size}
         try:
-            run = await host.call(case.tensors, case.scalars,
-                                  timeout_for(p, case.size, job["latency"]))
-            actual = combine(p, run.outputs, case.size, run.sizes, case.tensors)
+            timeout = timeout_for(p, case.size, job["latency"])
+            if kernel.kind in ROW_KINDS:  # whole shaped tensors, rows padded and stripped
+                run, actual = await host.call_rows(case.tensors, case.scalars, timeout)
+            else:
+                run = await host.call(case.tensors, case.scalars, timeout)
+                actual = combine(p, run.outputs, case.size, run.sizes, case.tensors)
             if kernel.kind in SHAPED_KINDS:
                 verdict = compare.judge_shaped(kernel, dtype.name, case.tensors,
                                                case.scalars, actual)

@@ -179,7 +179,9 @@ def compare_rows(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy,
     actual = np.asarray(actual, dtype=np.float32)
     if expected.shape != actual.shape:
         raise ValueError(f"shape mismatch: expected {expected.shape}, got {actual.shape}")
-    rows = expected.reshape(-1, expected.shape[-1] if expected.ndim else 1)
+    width = expected.shape[-1] if expected.ndim else 1
+    # (rows, 0) has no element to infer the rows from: count them from the shape.
+    rows = expected.reshape(int(np.prod(expected.shape[:-1])) if expected.ndim else 1, width)
     got = actual.reshape(rows.shape)
     finite = np.isfinite(rows)
     scale = np.max(np.where(finite, np.abs(rows), 0), axis=-1, keepdims=True,

@@ -253,3 +253,47 @@ def broadcast_cases(kernel: Kernel, dtype: DType, *, size: int = 1000, seed: int
                         lambda n, d: spread(n, d) if n in layout.channel_inputs else d))
         out.append(make("zero_channels", (2, 9, 5), zeros))
     return out
+
+# Row lengths the row kinds are tried at beside the main case: one element, a partial
+# beat, exactly one 512-bit beat, one element past two beats.
+ROW_COLS = (1, 5, 16, 33)
+
+
+def row_cases(kernel: Kernel, dtype: DType, size: int = 16384, seed: int = 0,
+              special: bool = True) -> list[Case]:
+    """Cases of a row kernel (row_map, row_reduction), with their shapes: the main case
+    ``random`` of ``size`` elements in rows of 1024 (fewer columns if ``size`` is
+    smaller), rows of ROW_COLS columns, and with ``special`` rows full of special values
+    (each row's own mix of NaN, +-inf, +-0, subnormals), all-equal rows, rows with no
+    columns and no rows at all. Per-column inputs (shape (D)) get random values."""
+    layout = kernel.layout
+    assert layout is not None
+    rng = np.random.default_rng(seed)
+    scalars = {s.name: s.default for s in kernel.scalars}
+
+    def make(label: str, main: np.ndarray) -> Case:
+        cols = main.shape[-1]
+        tensors = {}
+        for name in kernel.inputs:
+            tensors[name] = main if name == kernel.inputs[0] else (
+                random_values(dtype, cols, rng) if name in layout.channel_inputs
+                else random_values(dtype, main.size, rng).reshape(main.shape))
+        return Case(label, tensors, scalars)
+
+    cols = max(1, min(1024, size))
+    cases = [make("random", random_values(dtype, max(1, size // cols) * cols, rng)
+                  .reshape(-1, cols))]
+    for c in ROW_COLS:
+        cases.append(make(f"cols_{c}", random_values(dtype, 7 * c, rng).reshape(7, c)))
+    if special:
+        values = specials(dtype)
+        rows = np.stack([rng.permutation(values)[:33] for _ in range(6)])
+        rows[0] = np.float32(np.nan)
+        rows[1, :] = np.float32(np.inf)
+        rows[2, :] = np.float32(-0.0)
+        rows[3, :] = np.float32(1e-40)  # subnormal
+        cases.append(make("special", rows.astype(dtype.numpy)))
+        cases.append(make("equal", np.full((4, 33), 3.25, dtype=dtype.numpy)))
+        cases.append(make("no_cols", np.zeros((3, 0), dtype=dtype.numpy)))
+        cases.append(make("no_rows", np.zeros((0, 16), dtype=dtype.numpy)))
+    return cases

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import jinja2
 
-from fpgakern.backends.rtl import reduce, sources
+from fpgakern.backends.rtl import reduce, rows, sources
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
@@ -30,7 +30,7 @@ from fpgakern.ladder import Plan
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # The kernel kinds (Kernel.kind) this backend builds.
-RTL_KINDS = ("elementwise", "reduction", "broadcast")
+RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS)
 
 __all__ = ["Microarch", "NoRtlOperator", "RtlSources", "generate", "microarch"]
 
@@ -284,6 +284,8 @@ def port_column(data_w: int) -> int:
 
 def _design(plan: Plan) -> _Design:
     check_supported(plan)
+    if plan.kernel.kind in rows.KINDS:
+        return _row_design(plan)
     dp = datapath_of(plan)
     reduction = reduction_of(plan)
     arch = microarch(plan, dp.latency)
@@ -385,3 +387,53 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
     written = write(design.texts, out_dir)
     files = [*sources.library_files(), *sources.operator_files(design.operators), *written]
     return RtlSources(plan.top, files, interface(plan), design.latency, plan.lanes)
+
+
+@dataclass(frozen=True)
+class _ReadBundle:
+    """A bundle's read engine and the pointers it reads in turn (segments)."""
+
+    name: str
+    segments: tuple[str, ...]
+
+
+def _row_design(plan: Plan) -> _Design:
+    """A row kernel (rows.py): its accumulators, stage pipes and top (top_rows.sv.j2)."""
+    d = rows.design(plan)
+    env = _environment()
+    kernel = plan.kernel
+    texts: dict[str, str] = {}
+    for acc in rows.accumulators(plan):
+        texts[acc.file_name] = reduce.render(acc)
+    for module, (text, dp, lanes) in d.modules.items():
+        texts[f"{module}.sv"] = env.get_template("datapath.sv.j2").render(
+            header=file_header(plan, "Row-kernel pipeline of the Vitis RTL kernel",
+                               plan.rung.rtl_summary,
+                               title=f"{module}: a pipeline of {plan.top}"),
+            name=module, expression=text, dp=dp, lane_inputs=list(dp.inputs), lanes=lanes,
+            unused=[])
+    # Tables first, then the main input, on each bundle (one shared gmem before rung 2).
+    order = [*d.tables, d.x]
+    reads = [_ReadBundle(b, tuple(p for p in order if plan.bundle(p) == b))
+             for b in dict.fromkeys(plan.bundle(p) for p in order)]
+    segment_of = {p: rb.segments.index(p) for rb in reads for p in rb.segments}
+    arch = microarch(plan, d.latency)
+    body = d.stages[-1]
+    texts[f"{plan.top}.sv"] = env.get_template("top_rows.sv.j2").render(
+        header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
+        top=plan.top, ctrl=_control(interface(plan)), bundles=plan.bundles,
+        data_w=plan.port_bits, col=port_column(plan.port_bits), lanes=plan.lanes, arch=arch,
+        in_fifo_depth=max(arch.max_burst, 64) if not plan.rung.dataflow
+        else arch.in_fifo_depth,
+        out_fifo_depth=_pow2_at_least(2 * arch.max_write_burst + d.latency + 8),
+        max_row_beats=rows.max_row_beats(plan), max_row=rows.shapes.MAX_ROW,
+        rowq_depth=rows.row_fifo_depth(plan), rec_depth=rows.REC_DEPTH,
+        beat_w=max(1, (rows.max_row_beats(plan) - 1).bit_length()),
+        in_flight=rows.rows_in_flight(plan), d=d, body=body, cols_f=rows.COLS_F,
+        record_index={name: i for i, name in enumerate(d.record)},
+        scalars=[s.name for s in kernel.scalars], reads=reads,
+        read_bundles={rb.name for rb in reads}, write_bundles={plan.bundle(kernel.output)},
+        table_bundle={t: plan.bundle(t) for t in d.tables}, segment_of=segment_of,
+        x_bundle=plan.bundle(d.x), output=_Pointer(kernel.output, plan.bundle(kernel.output)),
+    )
+    return _Design(texts, d.operators, d.latency)

@@ -1,0 +1,242 @@
+"""RTL for the row kinds (``row_map``, ``row_reduction``): one read of the input, the row
+kept on chip while each statistic is computed.
+
+The kernel is a chain of stages (docs/rtl.md, "Row kernels"): stage k < S computes the
+operand of statistic k (``Staged.stats[k]``) per element and reduces it along the row in
+one of two accumulators (alternating by row, so one drains while the other takes the next
+row), while the row's beats wait in an on-chip row FIFO that feeds stage k + 1; the
+statistic's result (finished, for mean, by ``div`` with float(cols)) and the row values
+that become computable (``Staged.row_values``) form the row's record, which travels with
+the row to later stages. The last stage computes the body per element and writes it
+(row_map), or reduces it along the row (row_reduction, ``Staged.final``) and packs one
+result per row into the output. Per-column inputs are read once per run into tables
+indexed by the beat's position in its row (a table word holds a beat's lanes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fpgakern.backends.rtl import reduce
+from fpgakern.backends.rtl.schedule import Datapath, literal, schedule
+from fpgakern.errors import UsageError
+from fpgakern.ir import expr, shapes
+from fpgakern.ir.ops import OPS, Op
+from fpgakern.ladder import Plan
+from fpgakern.verify.reference import _row_reduce
+
+KINDS = ("row_map", "row_reduction")
+RAW = "fk_raw"  # the accumulator's result, as the post pipelines' input
+COLS_F = "fk_cols_f"  # float(cols), mean's divider, as a scalar of the post pipelines
+REC_DEPTH = 32  # rows whose records may wait between two stages
+SLACK_BEATS = 64  # row FIFO beats beyond one whole row at MAX_ROW
+
+
+@dataclass(frozen=True)
+class Pipe:
+    """A scheduled pipeline with the module it is rendered as (None: no operator, the
+    result is the input ``bare``)."""
+
+    module: str | None
+    dp: Datapath
+    bare: str | None
+
+    @property
+    def latency(self) -> int:
+        return self.dp.latency
+
+
+@dataclass(frozen=True)
+class Field:
+    """One record field a post pipeline computes: ``index`` in the record, its pipe, and
+    the delay that aligns it with the slowest field of the stage."""
+
+    name: str
+    index: int
+    pipe: Pipe
+    pad: int
+
+
+@dataclass(frozen=True)
+class Acc:
+    """A stage's accumulator (two instances alternate by row)."""
+
+    module: str
+    partials: int
+    empty: str  # the result of an empty row (cols = 0), a 32-bit literal
+
+
+@dataclass
+class Stage:
+    k: int
+    what: str  # for the comment
+    pipe: Pipe
+    tables: list[str]  # per-column inputs the pipe reads
+    records: list[tuple[str, int]]  # record fields it reads: (name, index)
+    acc: Acc | None  # None: the row_map body, written out
+    body: bool
+    fields: list[Field] = field(default_factory=list)  # stats: the record's new fields
+    post_latency: int = 0
+    sink_depth: int = 0
+
+
+@dataclass(frozen=True)
+class RowDesign:
+    stages: list[Stage]
+    record: list[str]  # every hoisted name, in record order
+    tables: list[str]
+    x: str  # the full input
+    final: Field | None  # row_reduction: the result's finish (mean)
+    # rendered pipes: module -> (expression, dp, lanes); per-row pipes have one lane
+    modules: dict[str, tuple[str, Datapath, int]]
+    operators: list[str]
+    latency: int
+    convert: str | None  # int-to-float module for float(cols), where a mean needs it
+    convert_latency: int
+
+
+def _pow2_at_least(value: int) -> int:
+    return 1 << max(1, (value - 1).bit_length())
+
+
+def _names(node: expr.Node, kind: type) -> list[str]:
+    return list(dict.fromkeys(n.name for n in node.walk() if isinstance(n, kind)))
+
+
+def _pipe(node: expr.Node, module: str, modules: dict[str, tuple[str, Datapath, int]],
+          lanes: int = 1) -> Pipe:
+    dp = schedule(node, tuple(_names(node, expr.Input)), tuple(_names(node, expr.Scalar)))
+    if not dp.instances:
+        return Pipe(None, dp, dp.result.removeprefix("in_"))
+    modules[module] = (expr.to_text(node), dp, lanes)
+    return Pipe(module, dp, None)
+
+
+def _substitute(node: expr.Node, values: dict[str, expr.Node]) -> expr.Node:
+    if isinstance(node, expr.Input) and node.name in values:
+        return values[node.name]
+    if isinstance(node, expr.Apply):
+        return expr.Apply(node.dtype, node.op, tuple(_substitute(a, values)
+                                                     for a in node.args))
+    return node
+
+
+def _finished(op: Op, dtype: str) -> expr.Node:
+    """The statistic from the accumulator's result: mean's sum divided by float(cols)."""
+    raw = expr.Input(dtype, RAW)
+    if op.finish is None:
+        return raw
+    return expr.Apply(dtype, OPS[op.finish], (raw, expr.Scalar(dtype, COLS_F)))
+
+
+def _acc(op: Op, dtype: str) -> Acc:
+    acc = reduce.accumulator(op.accumulates or op.name, dtype)
+    empty = float(_row_reduce(op.name, np.zeros((1, 0)))[0, 0])
+    return Acc(acc.module, op.partials(dtype), literal(empty, dtype))
+
+
+def check(plan: Plan) -> None:
+    kernel = plan.kernel
+    layout = kernel.layout
+    assert layout is not None
+    if len(layout.full_inputs) != 1:
+        raise UsageError(f"{kernel.qualname}: the RTL {kernel.kind} kernel reads one "
+                         f"full-shaped input, not {len(layout.full_inputs)}")
+    if not plan.dtype.is_float:
+        raise UsageError(f"{kernel.qualname}: the RTL {kernel.kind} kernel is float32 only")
+
+
+def design(plan: Plan) -> RowDesign:
+    """The stages of ``plan``'s row kernel (raises UsageError or NoRtlOperator)."""
+    check(plan)
+    kernel, dtype = plan.kernel, plan.dtype.name
+    staged = kernel.staged(dtype)
+    layout = kernel.layout
+    assert staged is not None and layout is not None
+    record = [s.name for s in staged.stats] + [h.name for h in staged.row_values]
+    tables = list(layout.channel_inputs)
+    modules: dict[str, tuple[str, Datapath, int]] = {}
+    operators: list[str] = []
+    known: set[str] = set()
+    pending = list(staged.row_values)
+    stages: list[Stage] = []
+
+    def stage_of(k: int, node: expr.Node, what: str, acc: Acc | None, body: bool) -> Stage:
+        pipe = _pipe(node, f"{plan.top}_s{k}", modules, plan.lanes)
+        leaves = _names(node, expr.Input)
+        return Stage(k, what, pipe, [t for t in tables if t in leaves],
+                     [(n, record.index(n)) for n in leaves if n in record], acc, body)
+
+    for k, stat in enumerate(staged.stats):
+        st = stage_of(k, stat.operand, f"{stat.name} = {stat.op.name}("
+                      f"{expr.to_text(stat.operand)}) along the row", _acc(stat.op, dtype),
+                      False)
+        values: dict[str, expr.Node] = {stat.name: _finished(stat.op, dtype)}
+        known.add(stat.name)
+        for h in list(pending):
+            if set(_names(h.node, expr.Input)) <= known:
+                values[h.name] = _substitute(h.node, values)
+                known.add(h.name)
+                pending.remove(h)
+        pipes = [(name, _pipe(node, f"{plan.top}_s{k}_{name}", modules))
+                 for name, node in values.items()]
+        st.post_latency = max(p.latency for _, p in pipes)
+        st.fields = [Field(name, record.index(name), p, st.post_latency - p.latency)
+                     for name, p in pipes]
+        stages.append(st)
+    assert not pending, "row values depend only on statistics"
+    final = None
+    if staged.final is not None:
+        body = stage_of(len(stages), staged.body, f"{staged.final.name}("
+                        f"{expr.to_text(staged.body)}) along the row, one result per row",
+                        _acc(staged.final, dtype), True)
+        pipe = _pipe(_finished(staged.final, dtype), f"{plan.top}_final", modules)
+        final = Field(kernel.output, 0, pipe, 0)
+    else:
+        body = stage_of(len(stages), staged.body, f"{kernel.output} = "
+                        f"{expr.to_text(staged.body)} per element", None, True)
+    stages.append(body)
+    for st in stages:
+        # The sink (accumulator FIFO or output FIFO) covers the pipe's latency, the table
+        # register and the credit loop, so a stage issues a beat per cycle.
+        st.sink_depth = max(16, _pow2_at_least(st.pipe.latency + 1 + 8))
+    for acc in accumulators(plan):
+        operators += acc.operators
+    for _, dp, _ in modules.values():
+        operators += dp.modules
+    uses_mean = any(s.op.finish for s in staged.stats) or (
+        staged.final is not None and staged.final.finish is not None)
+    convert, convert_latency = None, 0
+    if uses_mean:
+        impl = OPS["to_" + dtype].rtl["int32"]
+        convert, convert_latency = impl.module, impl.latency
+        operators.append(convert)
+    return RowDesign(stages, record, tables, layout.full_inputs[0], final, modules,
+                     list(dict.fromkeys(operators)), body.pipe.latency, convert,
+                     convert_latency)
+
+
+def max_row_beats(plan: Plan) -> int:
+    return shapes.MAX_ROW // plan.lanes
+
+
+def row_fifo_depth(plan: Plan) -> int:
+    """A whole row at MAX_ROW plus slack, so that the next row streams in meanwhile."""
+    return _pow2_at_least(max_row_beats(plan) + SLACK_BEATS)
+
+
+def rows_in_flight(plan: Plan) -> int:
+    """Rows between the first stage and the last at once: one at the sequential rungs
+    (read, statistics, body in turn), unlimited (0) at the dataflow rungs."""
+    return 0 if plan.rung.dataflow else 1
+
+
+def accumulators(plan: Plan) -> list[reduce.Accumulator]:
+    """The accumulator modules the kernel ships (generated beside its top)."""
+    staged = plan.kernel.staged(plan.dtype.name)
+    assert staged is not None
+    ops = [s.op for s in staged.stats] + ([staged.final] if staged.final else [])
+    names = dict.fromkeys(op.accumulates or op.name for op in ops)
+    return [reduce.accumulator(name, plan.dtype.name) for name in names]
