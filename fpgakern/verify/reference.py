@@ -111,7 +111,7 @@ def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.nd
         out = _evaluate(staged.body, env, scalars, wide=False)
         return np.broadcast_to(out, main.shape).astype(DTYPES[dtype_name].numpy)
     cols = main.shape[-1] if main.ndim else 1
-    rows = main.size // cols if cols else 0
+    rows = int(np.prod(main.shape[:-1])) if main.ndim else 1  # (rows, 0) has rows too
     env = {x: np.asarray(tensors[x], dtype=np.float64).reshape(rows, cols)
            for x in layout.full_inputs}
     env.update({x: np.asarray(tensors[x], dtype=np.float64).reshape(1, cols)

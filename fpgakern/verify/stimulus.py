@@ -263,7 +263,7 @@ def row_cases(kernel: Kernel, dtype: DType, size: int = 16384, seed: int = 0,
               special: bool = True) -> list[Case]:
     """Cases of a row kernel (row_map, row_reduction), with their shapes: the main case
     ``random`` of ``size`` elements in rows of 1024 (fewer columns if ``size`` is
-    smaller), rows of ROW_COLS columns, and with ``special`` rows full of special values
+    smaller), ``size_1`` (one row of one element), rows of ROW_COLS columns, and with ``special`` rows full of special values
     (each row's own mix of NaN, +-inf, +-0, subnormals), all-equal rows, rows with no
     columns and no rows at all. Per-column inputs (shape (D)) get random values."""
     layout = kernel.layout
@@ -283,6 +283,7 @@ def row_cases(kernel: Kernel, dtype: DType, size: int = 16384, seed: int = 0,
     cols = max(1, min(1024, size))
     cases = [make("random", random_values(dtype, max(1, size // cols) * cols, rng)
                   .reshape(-1, cols))]
+    cases.append(make("size_1", random_values(dtype, 1, rng).reshape(1, 1)))
     for c in ROW_COLS:
         cases.append(make(f"cols_{c}", random_values(dtype, 7 * c, rng).reshape(7, c)))
     if special:

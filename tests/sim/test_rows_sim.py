@@ -1,0 +1,29 @@
+"""Row kernels (row_map, row_reduction) in RTL simulation against the float64 oracle
+under each spec's rows accuracy (docs/rtl.md, "Row kernels")."""
+
+from __future__ import annotations
+
+import pytest
+
+from fpgakern.verify.rtlsim import simulate
+
+
+def test_row_shapes_and_special_rows(library, sim_run_dir):
+    """layer_norm at rung 4 (16 lanes, per-column tables) on rows of 1, 5, 16, 33 and 256
+    columns, special and all-equal rows, no columns and no rows, under the spec's bound."""
+    result = simulate(library.get("nn_ops/layer_norm"), 4, "float32", size=512,
+                      run_dir=sim_run_dir)
+    assert result.passed, result.message
+    labels = {c["label"] for c in result.cases}
+    assert {"cols_1", "cols_5", "cols_16", "cols_33", "special", "equal", "no_cols",
+            "no_rows"} <= labels
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel", ["nn_ops/softmax", "nn_ops/log_softmax",
+                                    "nn_ops/layer_norm", "nn_ops/rms_norm",
+                                    "nn_ops/row_sum", "nn_ops/row_mean"])
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
+def test_row_kernels_every_rung(library, kernel, rung, sim_run_dir):
+    result = simulate(library.get(kernel), rung, "float32", size=2048, run_dir=sim_run_dir)
+    assert result.passed, result.message
