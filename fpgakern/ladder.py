@@ -304,6 +304,11 @@ class Plan:
         if self.rung.index == 0:
             return None
         if self.rung.buffered:
+            staged = self.kernel.staged(self.dtype.name)
+            if staged is not None and staged.kind in ("row_map", "row_reduction"):
+                # One row at a time through its stages in sequence (each statistic, then
+                # the body): one cycle per element per stage; tables are read once.
+                return 1.0 / (len(staged.stats) + 1)
             # Phases in sequence: each input burst in, then compute while writing out
             # (elementwise) or accumulate (reductions): one cycle per element per phase.
             return 1.0 / (len(self.kernel.inputs) + 1)

@@ -182,3 +182,14 @@ def test_rung5_fills_the_platforms_banks(kernel, platform, cus):
     p = plan(LIBRARY.get(kernel), 5, "float32", memory=_memory(platform))
     assert p.compute_units == cus
     assert p.ideal_elements_per_cycle >= 0.9 * p.roofline_elements_per_cycle
+
+
+def test_row_kernels_ideal_per_rung():
+    """Row kinds: rung 1 takes one row at a time through its stages (softmax: max, sum,
+    body: 1/3 element per cycle); the dataflow rungs overlap rows at the lanes' rate."""
+    softmax = LIBRARY.get("nn_ops/softmax")
+    assert plan(softmax, 0, "float32").ideal_elements_per_cycle is None
+    assert plan(softmax, 1, "float32").ideal_elements_per_cycle == pytest.approx(1 / 3)
+    assert plan(LIBRARY.get("nn_ops/row_sum"), 1, "float32").ideal_elements_per_cycle == 1.0
+    assert plan(softmax, 2, "float32").ideal_elements_per_cycle == 1.0
+    assert plan(softmax, 4, "float32").ideal_elements_per_cycle == 16.0

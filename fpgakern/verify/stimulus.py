@@ -254,6 +254,7 @@ def broadcast_cases(kernel: Kernel, dtype: DType, *, size: int = 1000, seed: int
         out.append(make("zero_channels", (2, 9, 5), zeros))
     return out
 
+
 # Row lengths the row kinds are tried at beside the main case: one element, a partial
 # beat, exactly one 512-bit beat, one element past two beats.
 ROW_COLS = (1, 5, 16, 33)
@@ -263,9 +264,10 @@ def row_cases(kernel: Kernel, dtype: DType, size: int = 16384, seed: int = 0,
               special: bool = True) -> list[Case]:
     """Cases of a row kernel (row_map, row_reduction), with their shapes: the main case
     ``random`` of ``size`` elements in rows of 1024 (fewer columns if ``size`` is
-    smaller), ``size_1`` (one row of one element), rows of ROW_COLS columns, and with ``special`` rows full of special values
-    (each row's own mix of NaN, +-inf, +-0, subnormals), all-equal rows, rows with no
-    columns and no rows at all. Per-column inputs (shape (D)) get random values."""
+    smaller), ``size_1`` (one row of one element), rows of ROW_COLS columns, and with
+    ``special`` rows full of special values (each row's own mix of NaN, +-inf, +-0,
+    subnormals), all-equal rows, rows with no columns and no rows at all. Per-column
+    inputs (shape (D)) get random values."""
     layout = kernel.layout
     assert layout is not None
     rng = np.random.default_rng(seed)
