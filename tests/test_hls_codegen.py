@@ -162,6 +162,18 @@ def test_no_generated_kernel_asserts_a_false_dependence(library):
         pragmas = _DEPENDENCE.findall(text)
         assert not any(re.search(r"\bfalse\b|\binter\s*$", args) for args in pragmas), \
             f"{p.top} rung {p.rung.index}: {pragmas}"
+        staged = p.kernel.staged(p.dtype.name)
+        if staged is not None and staged.kind != "broadcast" and p.rung.index > 0:
+            # Each row statistic's pass over the row buffer keeps its own partials.
+            reductions += 1
+            stats = [*staged.stats, *([] if staged.final is None else [staged.final])]
+            assert len(pragmas) == len(stats), p.top
+            for args, stat in zip(pragmas, stats, strict=True):
+                op = stat if staged.final is stat else stat.op
+                acc = op.hls_partials(p.dtype.name)
+                assert args.endswith(f"dependent=true distance={acc}"), (p.top, args)
+                assert acc >= OPS[op.combine].hls_latency[p.dtype.name]
+            continue
         reduction = p.kernel.reduction
         if reduction is None or not (p.rung.buffered or p.rung.dataflow):
             assert not pragmas, f"{p.top} rung {p.rung.index}"

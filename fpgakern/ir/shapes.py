@@ -356,7 +356,10 @@ def sizes(kind: str, lay: Layout, main_shape: tuple[int, ...]) -> dict[str, int]
             inner *= extent
         return {"n": total, "inner": inner, "channels": main_shape[axis], "channel0": 0}
     cols = main_shape[-1]
-    return {"rows": total // cols if cols else 0, "cols": cols}
+    rows = 1
+    for extent in main_shape[:-1]:  # rows of no columns are rows too (row_reduction)
+        rows *= extent
+    return {"rows": rows, "cols": cols}
 
 
 def operand_shape(name: str, lay: Layout, main_shape: tuple[int, ...]) -> tuple[int, ...]:

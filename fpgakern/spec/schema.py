@@ -86,6 +86,10 @@ _RESERVED = frozenset(
         "count", "words", "element", "load", "store", "compute", "reduce", "cu", "first",
         "share", "elements", "combine_tree", "lane", "lane_total", "word_t", "in", "ok",
         "result_file", "read_exact", "run_case",
+        # ... and of the shaped kinds' kernels and testbenches (hls_templates/common/shaped*)
+        "c", "j", "r", "w", "at", "qc", "beats", "word", "results", "width", "row_words",
+        "judged", "pitch", "main_elements", "expected", "actual", "offset", "unit", "differ",
+        "row_length", "row_start", "row_largest", "written",
         # C++ keywords (and common macros) not already Python keywords
         "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "const",
         "constexpr", "default", "delete", "do", "double", "enum", "explicit", "export",
@@ -105,7 +109,8 @@ _RESERVED = frozenset(
 )
 _RESERVED_PREFIXES = ("ap_", "s_axi", "m_axi", "fk_", "axi_", "__")
 # Generated code derives names from argument names with these suffixes.
-_RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path")
+_RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path", "_tab", "_row", "_lane", "_partial",
+                      "_pass")
 
 
 def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str:

@@ -34,7 +34,10 @@ from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text
 from fpgakern.util.text import plural
+from fpgakern.errors import UsageError
+from fpgakern.ir import shapes
 from fpgakern.verify import compare, flush, reference
+from fpgakern.verify.shaped_stimulus import ShapedCase
 from fpgakern.verify.stimulus import Case
 
 # The testbench's exit status: every result matches the reference, or one differs (it
@@ -134,6 +137,46 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     path.write_bytes(b"".join(parts))
 
 
+def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
+    """A shaped kernel's case file (hls_templates/common/shaped_testbench.cpp.j2): int32
+    n, inner, channels (broadcast) or rows, cols and the judged row length (the row
+    kinds), the scalars, each full input, each per-channel input (unpadded), then the
+    reference's results."""
+    kernel = plan.kernel
+    layout = kernel.layout
+    assert layout is not None
+    element = plan.dtype.numpy
+    size_values = shapes.sizes(kernel.kind, layout, case.main_shape)
+    expected = reference.shaped_expected(kernel, plan.dtype.name, case.tensors, case.scalars)
+    if kernel.kind == "broadcast":
+        header = [size_values["n"], size_values["inner"], size_values["channels"]]
+        padded = size_values["n"]
+    else:
+        header = [size_values["rows"], size_values["cols"],
+                  expected.shape[-1] if expected.ndim else 1]
+        padded = size_values["rows"] * -(-size_values["cols"] // plan.lanes) * plan.lanes
+    if padded > plan.max_test_elements:
+        raise ValueError(f"case {case.label}: {padded} elements with padding; the testbench "
+                         f"takes at most {plan.max_test_elements} (Plan.max_test_elements)")
+    parts = [np.asarray(header, dtype=np.int32).tobytes()]
+    parts += [np.asarray(case.scalars[s.name], dtype=element).tobytes()
+              for s in kernel.scalars]
+    parts += [np.ascontiguousarray(case.tensors[name], dtype=element).tobytes()
+              for name in (*layout.full_inputs, *layout.channel_inputs)]
+    parts.append(np.ascontiguousarray(expected, dtype=element).tobytes())
+    path.write_bytes(b"".join(parts))
+
+
+def _judge_shaped(plan: Plan, case: ShapedCase, actual: np.ndarray) -> compare.Verdict:
+    layout = plan.kernel.layout
+    assert layout is not None
+    shape = shapes.operand_shape(plan.kernel.output, layout, case.main_shape)
+    if actual.size != int(np.prod(shape)):
+        return compare.Verdict(False, int(np.prod(shape)), "output size", mismatch_count=1)
+    return compare.judge_shaped(plan.kernel, plan.dtype.name, case.tensors, case.scalars,
+                                actual.reshape(shape))
+
+
 class Oracle(Protocol):
     """What the results are judged against: the module reference, or flush."""
 
@@ -154,13 +197,22 @@ def _judge(plan: Plan, case: Case, actual: np.ndarray, oracle: Oracle) -> compar
     return compare.compare(expected, actual, accuracy, reduced)
 
 
-def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path, *,
-        flush_subnormals: bool = False) -> CsimResult:
+def run(plan: Plan, sources: HlsSources, cases: list[Case] | list[ShapedCase], work_dir: Path,
+        *, flush_subnormals: bool = False) -> CsimResult:
     """Compile (or reuse) the testbench, run every case, compare with the reference
-    (with ``flush_subnormals``, the flushing one; see the module docstring).
+    (with ``flush_subnormals``, the flushing one; see the module docstring). A shaped
+    kernel takes ShapedCases (shaped_stimulus.cases), judged by compare.judge_shaped.
 
     ``work_dir`` exists on return whatever the verdict, so that a caller can write its
     report there even when g++ rejected the kernel."""
+    shaped = plan.kernel.staged(plan.dtype.name) is not None
+    if shaped and flush_subnormals:
+        raise UsageError(f"{plan.kernel.qualname} ({plan.kernel.kind}): C simulation with "
+                         "flushed subnormals covers unshaped kernels only")
+    if any(isinstance(case, ShapedCase) != shaped for case in cases):
+        raise UsageError(f"{plan.kernel.qualname} ({plan.kernel.kind}): C simulation takes "
+                         f"{'shaped' if shaped else 'flat'} cases (verify."
+                         f"{'shaped_stimulus' if shaped else 'stimulus'}.cases)")
     work_dir.mkdir(parents=True, exist_ok=True)
     try:
         binary = compile_testbench(sources, flush_subnormals=flush_subnormals)
@@ -168,7 +220,10 @@ def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path, *,
         return CsimResult(False, error=str(err))
     argv = [str(binary)]
     for i, case in enumerate(cases):
-        write_case(case, plan, work_dir / f"case{i}.bin", flush_subnormals=flush_subnormals)
+        if isinstance(case, ShapedCase):
+            write_shaped_case(case, plan, work_dir / f"case{i}.bin")
+        else:
+            write_case(case, plan, work_dir / f"case{i}.bin", flush_subnormals=flush_subnormals)
         argv += [str(work_dir / f"case{i}.bin"), str(work_dir / f"out{i}.bin")]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     (work_dir / "csim.log").write_text(done.stdout + done.stderr)
@@ -181,6 +236,9 @@ def run(plan: Plan, sources: HlsSources, cases: list[Case], work_dir: Path, *,
     results = []
     for i, case in enumerate(cases):
         actual = np.fromfile(work_dir / f"out{i}.bin", dtype=out_dtype)
+        if isinstance(case, ShapedCase):
+            results.append(CaseResult(case.label, case.size, _judge_shaped(plan, case, actual)))
+            continue
         results.append(CaseResult(
             case.label, case.size, _judge(plan, case, actual, oracle),
             _judge(plan, case, actual, reference) if flush_subnormals else None))

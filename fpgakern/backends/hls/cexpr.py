@@ -123,7 +123,8 @@ class CSpelling:
 
     def param(self, arg: Arg) -> str:
         if arg.kind == "scalar":
-            return f"{self.T if arg.name != 'n' else 'int'} {arg.name}"
+            size = arg.name in self.plan.kernel.size_args  # n; a shaped kind's sizes
+            return f"{'int' if size else self.T} {arg.name}"
         reduced_output = self.plan.kernel.is_reduction and arg.direction == "out"
         word = self.R if reduced_output else self.W
         const = "const " if arg.direction == "in" else ""

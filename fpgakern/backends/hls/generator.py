@@ -9,6 +9,7 @@ from typing import Protocol
 from fpgakern import paths
 from fpgakern.backends import templates
 from fpgakern.backends.hls.cexpr import CSpelling
+from fpgakern.backends.hls.shaped import ShapedSpelling
 from fpgakern.backends.templates import write
 from fpgakern.interface import interface
 from fpgakern.ladder import MemorySystem, Plan
@@ -74,6 +75,8 @@ def context(plan: Plan) -> dict[str, object]:
         "W": c.W,
         "body": body_template(plan),
         "reduce": plan.kernel.reduction,
+        # A shaped kernel's stages (broadcast, row kinds), None for the others.
+        "s": ShapedSpelling(plan) if plan.kernel.staged(plan.dtype.name) else None,
         "accuracy": plan.kernel.accuracy(plan.dtype.name),
         "spec_path": f"kernel_specs/{plan.kernel.category}/{plan.kernel.source.name}",
     }
