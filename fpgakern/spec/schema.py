@@ -89,7 +89,7 @@ _RESERVED = frozenset(
         # ... and of the shaped kinds' kernels and testbenches (hls_templates/common/shaped*)
         "c", "j", "r", "w", "at", "qc", "beats", "word", "results", "width", "row_words",
         "judged", "pitch", "main_elements", "expected", "actual", "offset", "unit", "differ",
-        "row_length", "row_start", "row_largest", "written",
+        "row_length", "row_start", "row_largest", "row_ulps", "written",
         # C++ keywords (and common macros) not already Python keywords
         "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "const",
         "constexpr", "default", "delete", "do", "double", "enum", "explicit", "export",

@@ -186,8 +186,7 @@ def compare_rows(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy,
     finite = np.isfinite(rows)
     scale = np.max(np.where(finite, np.abs(rows), 0), axis=-1, keepdims=True,
                    initial=0).astype(np.float32)
-    row_ulps = accuracy.row_ulps + accuracy.sum_ulps * row_sum_depth(
-        rows.shape[-1] if cols is None else cols)
+    row_ulps = row_ulps_for(accuracy, rows.shape[-1] if cols is None else cols)
     with np.errstate(all="ignore"):
         allowed = (accuracy.ulps * _ulp(rows).astype(np.float64)
                    + row_ulps * _ulp(scale).astype(np.float64))
@@ -199,6 +198,12 @@ def compare_rows(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy,
     both = finite & np.isfinite(got)
     max_ulp = int(distance[both].max()) if both.any() else 0
     return _verdict(rows.ravel(), got.ravel(), bad.ravel(), str(accuracy), max_ulp)
+
+
+def row_ulps_for(accuracy: Accuracy, cols: int) -> int:
+    """The ulps of the row's largest |expected| a rows accuracy allows on rows of ``cols``
+    elements (the C-simulation testbench is handed it per case)."""
+    return accuracy.row_ulps + accuracy.sum_ulps * row_sum_depth(cols)
 
 
 def _ulp(values: np.ndarray) -> np.ndarray:

@@ -140,8 +140,9 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
 def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
     """A shaped kernel's case file (hls_templates/common/shaped_testbench.cpp.j2): int32
     n, inner, channels (broadcast) or rows, cols and the judged row length (the row
-    kinds), the scalars, each full input, each per-channel input (unpadded), then the
-    reference's results."""
+    kinds), the scalars, each full input, each per-channel input (unpadded), the
+    reference's results, then for a rows accuracy the ulps of the row's largest it allows
+    on these rows (float64; compare.row_ulps_for)."""
     kernel = plan.kernel
     layout = kernel.layout
     assert layout is not None
@@ -164,6 +165,10 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
     parts += [np.ascontiguousarray(case.tensors[name], dtype=element).tobytes()
               for name in (*layout.full_inputs, *layout.channel_inputs)]
     parts.append(np.ascontiguousarray(expected, dtype=element).tobytes())
+    accuracy = kernel.accuracy(plan.dtype.name)
+    if accuracy.kind == "rows":
+        row_ulps = compare.row_ulps_for(accuracy, size_values["cols"])
+        parts.append(np.float64(row_ulps).tobytes())
     path.write_bytes(b"".join(parts))
 
 
