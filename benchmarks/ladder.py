@@ -19,6 +19,11 @@ from ap_start to ap_done in the simulation, and prints elements/cycle against th
 ideal; it then measures simulated cycles per second of each memory model, and estimates
 resources with Yosys (fpgakern.backends.rtl.resources) per kernel x rung. Results go to
 --out (default build/benchmarks/): ladder.json, ladder.md and the chart ladder.png.
+
+Shaped kernels (issue 15) run at their issue's shapes (SHAPED: batch_norm on a
+(32, 64, 1024) tensor), every rung against its ideal, which for a broadcast kernel counts
+the table load before the elements (Plan.ideal_for); --shaped-kernels picks them (none:
+skip).
 """
 
 from __future__ import annotations
@@ -43,6 +48,13 @@ RUNGS = (0, 1, 2, 3, 4)
 FLOORS = {2: 0.95, 3: 3.8, 4: 15.2}  # binary_ops/add, elements per cycle
 WITHIN_IDEAL = 0.95  # exp and sum, rungs with an ideal
 
+# Shaped kernels, at the main tensor shapes the issue names, and its floors.
+SHAPED: dict[str, tuple[int, ...]] = {"nn_ops/batch_norm": (32, 64, 1024)}
+SHAPED_FLOORS = {("nn_ops/batch_norm", 4): 15.0}  # elements per cycle
+# Rung 0 is latency-bound (about 150 cycles an element whatever the size, and no ideal):
+# it runs a smaller tensor with the same channels, which 300 million cycles would not add to.
+NAIVE_SHAPED: dict[str, tuple[int, ...]] = {"nn_ops/batch_norm": (1, 64, 64)}
+
 
 def run_ladder(library: Library, kernels: list[str], size: int, latency: int,
                out: Path) -> list[SimResult]:
@@ -57,6 +69,29 @@ def run_ladder(library: Library, kernels: list[str], size: int, latency: int,
             seconds = time.perf_counter() - started
             rate = f"{result.elements_per_cycle:.3f}" if result.elements_per_cycle else "-"
             print(f"  {name} opt{rung}: {result.status}, {result.cycles} cycles, "
+                  f"{rate} elements/cycle ({seconds:.0f} s)", file=sys.stderr, flush=True)
+            results.append(result)
+    return results
+
+
+def run_shaped(library: Library, kernels: list[str], latency: int,
+               out: Path) -> list[SimResult]:
+    """Every rung of each shaped kernel on its SHAPED main tensor (random values)."""
+    results = []
+    for name in kernels:
+        for rung in RUNGS:
+            shape = NAIVE_SHAPED.get(name, SHAPED[name]) if rung == 0 else SHAPED[name]
+            elements = 1
+            for extent in shape:
+                elements *= extent
+            started = time.perf_counter()
+            result = simulate(library.get(name), rung, DTYPE, size=elements, shape=shape,
+                              latency=latency, labels=["random"], special=False,
+                              build_speed="fast",
+                              run_dir=out / "runs" / name.replace("/", "_") / f"opt{rung}")
+            seconds = time.perf_counter() - started
+            rate = f"{result.elements_per_cycle:.3f}" if result.elements_per_cycle else "-"
+            print(f"  {name} {shape} opt{rung}: {result.status}, {result.cycles} cycles, "
                   f"{rate} elements/cycle ({seconds:.0f} s)", file=sys.stderr, flush=True)
             results.append(result)
     return results
@@ -180,6 +215,11 @@ def checks(results: list[SimResult]) -> list[tuple[str, bool]]:
                 verdicts.append((f"{name} opt{rung} within 5% of ideal "
                                  f"({r.percent_of_ideal:.1f}%)",
                                  r.percent_of_ideal >= 100 * WITHIN_IDEAL))
+    for (name, rung), floor in SHAPED_FLOORS.items():
+        r = by.get((name, rung))
+        if r and r.elements_per_cycle is not None:
+            verdicts.append((f"{name} {SHAPED[name]} opt{rung} >= {floor} elements/cycle "
+                             f"({r.elements_per_cycle:.3f})", r.elements_per_cycle >= floor))
     return verdicts
 
 
@@ -193,7 +233,8 @@ def markdown(results: list[SimResult], speeds: list[SimResult], resources: dict,
         ideal = f"{r.ideal_elements_per_cycle:g}" if r.ideal_elements_per_cycle else "-"
         rate = f"{r.elements_per_cycle:.4f}" if r.elements_per_cycle else "-"
         share = f"{r.percent_of_ideal:.1f}" if r.percent_of_ideal else "-"
-        lines.append(f"| {r.kernel} | {r.rung} | {r.status} | {r.cycles or '-'} | {rate} | "
+        label = f"{r.kernel} ({r.size} elements)" if r.kernel in SHAPED else r.kernel
+        lines.append(f"| {label} | {r.rung} | {r.status} | {r.cycles or '-'} | {rate} | "
                      f"{ideal} | {share} |")
     lines += ["", "| memory model | kernel | size | simulated cycles | cycles/s (wall) | "
               "cycles/s (CPU) |", "|---|---|---|---|---|---|"]
@@ -260,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="elements of the fast-model speed run (rung 4 add)")
     parser.add_argument("--axiram-size", type=int, default=65536,
                         help="elements of the AxiRam speed run (rung 4 add)")
+    parser.add_argument("--shaped-kernels", nargs="*", default=list(SHAPED),
+                        choices=list(SHAPED), help="shaped kernels at their SHAPED shapes")
     parser.add_argument("--no-resources", action="store_true", help="skip Yosys")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--platform", default=None,
@@ -277,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ladder: {len(args.kernels)} kernels x {len(RUNGS)} rungs at {args.size} "
           f"elements", file=sys.stderr)
     results = run_ladder(library, args.kernels, args.size, args.latency, out)
+    results += run_shaped(library, args.shaped_kernels, args.latency, out)
     print("simulation speed per memory model", file=sys.stderr)
     speeds = [measure_speed(library, "fast", args.speed_size, 4, out),
               measure_speed(library, "fast", args.size, 0, out),

@@ -311,8 +311,42 @@ class Plan:
                 return 1.0 / (len(staged.stats) + 1)
             # Phases in sequence: each input burst in, then compute while writing out
             # (elementwise) or accumulate (reductions): one cycle per element per phase.
-            return 1.0 / (len(self.kernel.inputs) + 1)
+            # A broadcast kernel's per-channel inputs are read once per run instead
+            # (table_cycles).
+            return 1.0 / (len(self.element_inputs) + 1)
         return float(self.lanes * self.compute_units)
+
+    @property
+    def element_inputs(self) -> tuple[str, ...]:
+        """The inputs read per element: all of them, but a broadcast kernel's full inputs
+        only (its per-channel inputs are read once per run into tables)."""
+        layout = self.kernel.layout
+        if self.kernel.kind == "broadcast" and layout is not None:
+            return layout.full_inputs
+        return self.kernel.inputs
+
+    def table_cycles(self, channels: int) -> int:
+        """Cycles a broadcast kernel's table load costs before its elements flow (0 for
+        other kinds): every channel once through the channel pipeline, one per cycle,
+        after (buffered rungs: each per-channel input burst in, a beat per cycle, in
+        sequence) or while (dataflow rungs: the reads run concurrently) its per-channel
+        inputs are read. Each compute unit loads its own tables, all at once."""
+        layout = self.kernel.layout
+        if self.kernel.kind != "broadcast" or layout is None:
+            return 0
+        reads = 0 if self.rung.dataflow else len(layout.channel_inputs)
+        return channels * (1 + reads)
+
+    def ideal_for(self, sizes: dict[str, int]) -> float | None:
+        """The ideal rate of one call with these size arguments (Kernel.size_args): the
+        rung's ideal, but for a broadcast kernel, whose table load (table_cycles) comes
+        before the elements, n over the table load plus n at the ideal rate."""
+        rate = self.ideal_elements_per_cycle
+        if rate is None or self.kernel.kind != "broadcast":
+            return rate
+        n = sizes["n"]
+        cycles = self.table_cycles(sizes["channels"]) + n / rate
+        return n / cycles if cycles else rate
 
     def pointer_bytes(self, pointer: str) -> int:
         """Bytes one element of the kernel's work moves through ``pointer``: an input's
@@ -321,6 +355,8 @@ class Plan:
         if pointer in self.kernel.outputs:
             return 0 if self.kernel.is_reduction else \
                 self.kernel.output_dtype(self.dtype.name).bytes
+        if pointer not in self.element_inputs:
+            return 0  # a broadcast kernel's per-channel input: once per run, not per element
         return self.dtype.bytes
 
     @property

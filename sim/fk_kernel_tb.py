@@ -19,6 +19,7 @@ import numpy as np
 from fk_host import ROW_KINDS, FastMemory, Host, RamMemory, SimFailure
 
 from fpgakern.interface import interface
+from fpgakern.ir import shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS
 from fpgakern.ir.ops import OPS
@@ -100,6 +101,9 @@ async def run_kernel(dut) -> None:
     results = []
     for case in select_cases(job, kernel, dtype):
         entry: dict = {"label": case.label, "size": case.size}
+        if kernel.kind in SHAPED_KINDS:  # the whole call's size arguments
+            main = case.tensors[kernel.inputs[0]]
+            entry["sizes"] = shapes.sizes(kernel.kind, kernel.layout, main.shape)
         try:
             timeout = timeout_for(p, case.size, job["latency"])
             if kernel.kind in ROW_KINDS:  # whole shaped tensors, rows padded and stripped

@@ -11,7 +11,6 @@ import pytest
 
 from fpgakern.backends.rtl.generate import broadcast_of, datapath_of, render
 from fpgakern.backends.rtl.schedule import schedule_outputs
-from fpgakern.errors import UsageError
 from fpgakern.ir import expr
 from fpgakern.ladder import plan
 
@@ -71,7 +70,28 @@ def test_tables_per_lane_and_one_read_per_channel(library, rung):
     assert "assign issue = x_valid && tables_ready && sink_credit != '0;" in top
 
 
-def test_unsupported_rung_is_one_line(library):
-    p = plan(library.get("nn_ops/batch_norm"), 0, "float32")
-    with pytest.raises(UsageError, match="nn_ops/batch_norm"):
-        render(p)
+@pytest.mark.parametrize("rung", [0, 1])
+def test_sequential_rungs_load_tables_once_per_run(library, rung):
+    """Rungs 0-1: the per-channel inputs are read whole (run_channels beats) into buffers
+    of MAX_CHANNELS before the first chunk; chunks read only x (sel 0)."""
+    p = plan(library.get("nn_ops/batch_norm"), rung, "float32")
+    top = render(p)[f"{p.top}.sv"]
+    assert "localparam int FULL_INPUTS     = 1;" in top
+    assert ".beats(tbl_phase ? 32'(run_channels) : chunk_elems)" in top
+    for c in ("running_mean", "running_var", "weight", "bias"):
+        assert f"fk_ram #(.WIDTH(32), .DEPTH(MAX_CHANNELS)) u_buf_{c}" in top
+    assert "end else if (!tbl_loaded) begin" in top
+    assert "S_TBL_COMPUTE: if (tables_ready) phase <= S_NEXT;" in top
+
+
+def test_broadcast_ideal_counts_table_load_once(library):
+    """Per element only x moves (rung 1: x in, then compute and write: 1/2); the tables cost
+    `channels` cycles once (rung 1: each of the 4 per-channel inputs burst in first)."""
+    kernel = library.get("nn_ops/batch_norm")
+    sizes = {"n": 32 * 64 * 1024, "channels": 64}
+    buffered, vectorized = plan(kernel, 1, "float32"), plan(kernel, 4, "float32")
+    assert buffered.compute_elements_per_cycle == 0.5
+    assert buffered.table_cycles(64) == 64 * 5
+    assert buffered.pointer_bytes("running_var") == 0 and buffered.pointer_bytes("x") == 4
+    assert vectorized.ideal_for(sizes) == pytest.approx(sizes["n"] / (64 + sizes["n"] / 16))
+    assert plan(library.get("binary_ops/add"), 4, "float32").ideal_for({"n": 1000}) == 16

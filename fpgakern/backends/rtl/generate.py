@@ -159,9 +159,6 @@ def check_supported(plan: Plan) -> None:
     if kernel.kind not in RTL_KINDS:
         raise UsageError(f"{kernel.qualname}: the RTL backend does not build {kernel.kind} "
                          "kernels yet")
-    if kernel.kind == "broadcast" and not plan.rung.dataflow:
-        raise UsageError(f"{kernel.qualname}: the RTL backend builds broadcast kernels at the "
-                         f"dataflow rungs only so far, not rung {plan.rung.index}")
     out_dtype = kernel.output_dtype(plan.dtype.name)
     # An index reduction's int64 result is written as a word of its own (two beats on a
     # 32-bit port); every other result has the elements' width.
@@ -332,8 +329,7 @@ def _design(plan: Plan) -> _Design:
         lanes=plan.lanes,
         elem_bytes=plan.dtype.bytes,
         arch=arch,
-        inputs=[_Pointer(x, plan.bundle(x), bcast is not None and x in bcast.channel_inputs)
-                for x in kernel.inputs],
+        inputs=_pointers(plan, bcast),
         output=_Pointer(kernel.output, plan.bundle(kernel.output)),
         scalars=[s.name for s in kernel.scalars],
         size_arg=SIZE_ARG,
@@ -343,6 +339,16 @@ def _design(plan: Plan) -> _Design:
         bcast=bcast,
     )
     return _Design(texts, operators, dp.latency)
+
+
+def _pointers(plan: Plan, bcast: Broadcast | None) -> list[_Pointer]:
+    """The input pointers as the top templates take them; a broadcast kernel's full
+    inputs first (the sequential template reads them per chunk, as its first ``sel``
+    values, and the per-channel inputs once, after them)."""
+    kernel = plan.kernel
+    pointers = [_Pointer(x, plan.bundle(x), bcast is not None and x in bcast.channel_inputs)
+                for x in kernel.inputs]
+    return sorted(pointers, key=lambda x: x.per_channel)
 
 
 def _render_datapath(plan: Plan, name: str, dp: Datapath, lanes: int, title: str,

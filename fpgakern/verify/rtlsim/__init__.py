@@ -302,7 +302,11 @@ def simulate(
         result.passed = False
         result.message = "simulation ended without a result: " + _log_tail(log)
         return result
-    return _summarize(result, data["cases"], size)
+    result = _summarize(result, data["cases"], size)
+    main = next((c for c in result.cases if c["label"] == MAIN_CASE), None)
+    if main and main.get("sizes"):  # a broadcast kernel's ideal depends on its channels
+        result.ideal_elements_per_cycle = p.ideal_for(main["sizes"])
+    return result
 
 
 def bank_job(p: Plan) -> dict[str, Any]:
