@@ -7,11 +7,12 @@
 // (0.0249, 0.5]):
 //   x < 0:  y = -a Q               x >= 0:  y = x (1 - Q)   (Q <= 1/2: no cancellation)
 // e^(-a^2/2) = 2^t, t = -a^2 log2(e) / 2 >= -184.7, from fk_fp32_exp2_fixed as M 2^n.
-// Fixed point: X = a 2^40 (fk_fp32_gelu_front), a^2 truncated to 2^-40, t truncated to
-// 2^-32 (log2(e)/2 at 2^-48): |t error| < 2^-31.9, 2^M's relative error < 2^-29.4.
+// Fixed point: X = a 2^40 (fk_fp32_gelu_front), a^2 = m^2 2^(2e - 300) (m, e: x's
+// significand and exponent field) truncated to 2^-40, t truncated to 2^-32 (log2(e)/2 at
+// 2^-48): |t error| < 2^-31.9, so 2^t's relative error stays below 2^-29.4.
 // R from a degree-5 polynomial on 128 intervals of width 1/8 (fk_fp32_gelu_table; fit and
-// coefficient rounding < 2^-34.7 relative), Horner in fixed point with 44 fraction bits
-// (5 truncations of 2^-44, < 2^-36.3 relative to R >= 0.0249). M R truncated to 2^-43
+// coefficient rounding < 2^-34.7 relative), Horner in fixed point, step k with 44 - 4k
+// fraction bits (10 truncations of at most 2^-44 in R, < 2^-35.3 relative to R >= 0.0249). M R truncated to 2^-43
 // (< 2^-37.6 relative). The factor F (M R, or 1 - Q at 2^-43, >= 1/2) then has a relative
 // error below 2^-29.2; m F is exact and rounded once: |error| < 0.51 ulp, at most 1 ulp.
 // The exponent of y is x's plus n (x < 0): results below the normal range are
@@ -62,15 +63,19 @@ module fk_fp32_gelu (
   end
 
   // ---------------------------------------------------------------- 2-3: t
-  logic [87:0] sq_full;
-  assign sq_full = 88'(x1) * 88'(x1);
+  // a = m 2^(e - 150) (e the exponent field, in [101, 130] here): a^2 in units 2^-40 is
+  // m^2 >> (260 - 2e), a product of the 24-bit significand.
+  logic [47:0] msq;
+  logic [8:0]  sqsh;
+  assign msq  = 48'(m_s[1]) * 48'(m_s[1]);
+  assign sqsh = 9'd260 - {e_s[1], 1'b0};
   logic [47:0] sq2;              // a^2, units 2^-40, < 2^48
   logic [95:0] tq_full;
   assign tq_full = 96'(sq2) * 96'(HALF_LOG2E_Q48);
   logic [40:0] t3;               // -a^2 log2(e) / 2, units 2^-32, >= -184.7
   always_ff @(posedge clk) begin
     if (ce) begin
-      sq2 <= 48'(sq_full >> 40);
+      sq2 <= sqsh > 9'd47 ? 48'd0 : msq >> sqsh[5:0];
       t3  <= 41'd0 - 41'(tq_full >> 56);
     end
   end
@@ -114,28 +119,39 @@ module fk_fp32_gelu (
       end
     end
   end
-  // Step k (k = 4..0): product stage p = t h_(k+1), then sum stage h_k = r_k + p 2^-40,
-  // every h with 44 fraction bits (|h| < 2^3).
+  // Step k (k = 4..0): product stage p = t_k h_(k+1), then sum stage h_k = r_k + p, h_k
+  // with 44 - 4k fraction bits and t_k = t truncated to 40 - 4k (r_k and the errors of
+  // step k weigh |t|^k <= 2^-4k: each truncation counts at most 2^-44 in R). h_k is kept
+  // sign-extended in a 48-bit register; |h| < 2^3.
   logic signed [47:0] coef[0:5];
   logic signed [47:0] h[0:5];
-  logic signed [85:0] prod[0:4];
   fk_fp32_gelu_table #(.K(5)) u_r5 (.idx(idx_s[2]), .coef(coef[5]));
   always_ff @(posedge clk) begin
-    if (ce) h[5] <= coef[5];   // 3
+    if (ce) h[5] <= coef[5] >>> 20;   // 3
   end
   for (genvar k = 4; k >= 0; k--) begin : g_horner
     // product at 4 + 2 (4 - k), sum one stage later; the coefficient read at the product
     // stage's index, registered beside it.
     localparam int PS = 4 + 2 * (4 - k);
-    logic signed [47:0] c_q;
+    localparam int TW = 38 - 4 * k;  // t_k: |t| < 2^(36 - 4k) units of 2^-(40 - 4k)
+    localparam int HW = 44 - 4 * k;  // h_(k+1): 40 - 4k fraction bits
+    logic signed [TW-1:0]    tk;
+    logic signed [HW-1:0]    hk;
+    logic signed [TW+HW-1:0] p;
+    logic signed [47:0]      c_q;
+    assign tk = TW'(tau_s[PS - 1] >>> (4 * k));
+    assign hk = HW'(h[k+1]);
     fk_fp32_gelu_table #(.K(k)) u_r (.idx(idx_s[PS - 1]), .coef(coef[k]));
     always_ff @(posedge clk) begin
       if (ce) begin
-        prod[k] <= 86'(tau_s[PS - 1]) * 86'(h[k+1]);
-        c_q     <= coef[k];
-        h[k]    <= c_q + 48'(prod[k] >>> 40);
+        p    <= (TW+HW)'(tk) * (TW+HW)'(hk);
+        c_q  <= coef[k];
+        h[k] <= (c_q >>> (4 * k)) + 48'(p >>> (36 - 4 * k));
       end
     end
+    // The product's bits below h_k's precision, h_(k+1)'s sign extension.
+    logic unused_step;
+    assign unused_step = ^{p[35 - 4 * k:0], h[k+1][47:HW], c_q[4 * k + (k == 0):0]};
   end
 
   // ---------------------------------------------------------------- 14: M R
@@ -216,7 +232,6 @@ module fk_fp32_gelu (
   // Bits below each kept precision, R's sign (R > 0), the products' bits beyond their
   // range and the hidden bit (implied by the exponent field).
   logic unused;
-  assign unused = ^{sq_full[39:0], tq_full[55:0], tq_full[95], mr_full[32:0],
-                    prod[0][39:0], prod[1][39:0], prod[2][39:0], prod[3][39:0],
-                    prod[4][39:0], h[0][47], den17[67]};
+  assign unused = ^{tq_full[55:0], tq_full[95], mr_full[32:0],
+                    h[0][47], den17[67]};
 endmodule

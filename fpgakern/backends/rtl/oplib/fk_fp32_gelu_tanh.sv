@@ -9,11 +9,12 @@
 // as fk_fp32_sigmoid computes sigmoid, but with x's significand m multiplied into the
 // numerator (exactly) so that the one division and the one rounding give x * sigmoid.
 //   t = -|z| log2(e) = -|x| (A + B x^2), A = K1 log2(e), B = K3 log2(e), in fixed point:
-//   X = |x| * 2^40 (exact for |x| >= 2^-17, truncated below: t's error stays < 2^-39),
-//   x^2 truncated to 2^-40, s = A + B x^2 (A at 2^-40, B at 2^-48), t = -|x| s truncated
-//   to 2^-32: |t error| < 2^-32 + 16 * 2^-39, so w's relative error (fk_fp32_exp2_fixed)
-//   stays below 2^-29.4 and y's, before the rounding, below 2^-29 (the 2^-32 truncation of
-//   w inside 1 + w adds at most 2^-32): |error| < 0.52 ulp, at most 1 ulp after rounding.
+//   x^2 = m^2 2^(2e - 300) truncated to 2^-40 (m, e: x's significand and exponent
+//   field), s = A + B x^2 (A at 2^-40, B at 2^-48), t = -|x| s = -m s 2^(e - 150)
+//   truncated to 2^-32: |t error| < 2^-32 + 16 * 2^-39, so w's relative error
+//   (fk_fp32_exp2_fixed) stays below 2^-29.4 and y's, before the rounding, below 2^-29
+//   (the 2^-32 truncation of w inside 1 + w adds at most 2^-32): |error| < 0.52 ulp, at
+//   most 1 ulp after rounding.
 // The numerator N (1 or w's significand M, 33 bits) times m is exact (57 bits); the
 // quotient m N / (1 + w) is normalized into [1, 2) and computed by fk_udiv_pipe (25 bits,
 // the remainder as sticky), denormalized when the exponent falls below the normal range.
@@ -49,10 +50,8 @@ module fk_fp32_gelu_tanh (
   logic [23:0]    m_s[1:12];
   logic [7:0]     e_s[1:12];
   logic           unf_s[4:12];
-  logic [43:0]    x1, x2x, x3x;  // X, units 2^-40, < 2^44
   always_ff @(posedge clk) begin
     if (ce) begin
-      x1      <= x0;
       m_s[1]  <= {1'b1, a[22:0]};
       e_s[1]  <= ea;
       sd_s[1] <= {special0, a[31], spec0};
@@ -69,23 +68,26 @@ module fk_fp32_gelu_tanh (
   end
 
   // ---------------------------------------------------------------- 2-4: t
+  // |x| = m 2^(e - 150) (e the exponent field, in [101, 130] here): x^2 in units 2^-40 is
+  // m^2 >> (260 - 2e), and |x| s in units 2^-32 is (m s) >> (158 - e), s in units 2^-40:
+  // products of x's 24-bit significand rather than of its 44-bit fixed-point copy.
+  logic [47:0] msq;
+  logic [8:0]  sqsh;
+  assign msq  = 48'(m_s[1]) * 48'(m_s[1]);
+  assign sqsh = 9'd260 - {e_s[1], 1'b0};
   logic [47:0] sq2;              // x^2, units 2^-40, < 2^48
   logic [44:0] s3;               // A + B x^2, units 2^-40, < 2^45 (s < 28.7)
-  logic [87:0] sq_full;
   logic [92:0] bx_full;
-  logic [88:0] xs_full;
+  logic [68:0] ms_full;
   logic [41:0] tp;               // |x| s, units 2^-32 (< 2^41.9)
-  assign sq_full = 88'(x1) * 88'(x1);
   assign bx_full = 93'(B_Q48) * 93'(sq2);
-  assign xs_full = 89'(x3x) * 89'(s3);
-  assign tp      = 42'(xs_full >> 48);
+  assign ms_full = 69'(m_s[3]) * 69'(s3);
+  assign tp      = 42'(ms_full >> (8'd158 - e_s[3]));
   logic [40:0] t4;               // -min(|x| s, 255), units 2^-32, two's complement
   always_ff @(posedge clk) begin
     if (ce) begin
-      sq2      <= 48'(sq_full >> 40);
-      x2x      <= x1;
+      sq2      <= sqsh > 9'd47 ? 48'd0 : msq >> sqsh[5:0];
       s3       <= 45'(A_Q40) + 45'(bx_full >> 48);
-      x3x      <= x2x;
       t4       <= 41'd0 - (tp >= T_MAX ? 41'(T_MAX) : 41'(tp));
       unf_s[4] <= tp >= T_MAX;
     end
@@ -202,8 +204,8 @@ module fk_fp32_gelu_tanh (
     if (ce) y <= sd28[33] ? sd28[31:0] : rounded;
   end
 
-  // Bits beyond each product's kept range (the values fit the narrower words) and the
-  // hidden bit, implied by the exponent field.
+  // The front's fixed-point X (this datapath works from m), the bits below B x^2's kept
+  // precision and the hidden bit, implied by the exponent field.
   logic unused;
-  assign unused = ^{sq_full[39:0], bx_full[47:0], xs_full[47:0], q28[24]};
+  assign unused = ^{x0, bx_full[47:0], q28[24]};
 endmodule
