@@ -163,12 +163,14 @@ def _prepare_rows(plan: Plan, compute_units: int, arrays: list[np.ndarray],
     out_pitch = 1 if reduces else row_pitch
     step = lanes if reduces else 1
     output = host.aligned_zeros(_words(rows * out_pitch, lanes) * lanes, out_dtype)
-    units = _words(rows, step)
+    # A row map of rows of no columns has nothing to write: no CU runs (shapes.sizes counts
+    # those rows, which a row reduction still gives a result each).
+    units = _words(rows, step) if cols or reduces else 0
     per_cu = _words(units, compute_units) if units else 0
     shares = []
     for cu in range(compute_units):
         first = per_cu * step * cu
-        if first >= rows:
+        if first >= rows or not units:
             break
         count = min(per_cu * step, rows - first)
         # Rows of no columns (a row reduction of empty rows) read nothing: the CU still

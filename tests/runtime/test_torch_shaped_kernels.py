@@ -20,7 +20,7 @@ import fpgakern.runtime.torch_ops as fk_torch  # noqa: E402
 SHAPES = [(8, 4), (2, 3, 5), (4, 16, 33), (2, 3, 4, 5)]
 # hw_emu: 4 CUs of one lane (channel runs split over CUs) and 16 lanes (channel runs that
 # start inside a memory word).
-BN_VARIANTS = [("hw_emu", 3), ("hw_emu", 4)]
+BN_VARIANTS = [("sw_emu", 0), ("sw_emu", 3), ("sw_emu", 4), ("hw_emu", 3), ("hw_emu", 4)]
 
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1.1754942e-38,
                     -5.877472e-39, 3.4028235e38, -3.4028235e38, 1.0, -1.0, 1e-20, 1e20,
