@@ -75,6 +75,8 @@ RUNGS = [2, 3, 4, 5]
     *(("nn_ops/bias_add", s) for s in BROADCAST_SHAPES[:3]),
     *((q, s) for q in ("nn_ops/softmax", "nn_ops/layer_norm", "nn_ops/rms_norm")
       for s in ROW_SHAPES),
+    # A row reduction's results are contiguous, and rows of no element still have one.
+    *((q, s) for q in ("nn_ops/row_sum", "nn_ops/row_mean") for s in [*ROW_SHAPES, (4, 0)]),
 ])
 def test_host_split_and_layout_give_the_oracle(qualname, main_shape, rung):
     kernel = LIBRARY.get(qualname)

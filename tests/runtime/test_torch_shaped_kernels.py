@@ -20,6 +20,7 @@ import fpgakern.runtime.torch_ops as fk_torch  # noqa: E402
 SHAPES = [(8, 4), (2, 3, 5), (4, 16, 33), (2, 3, 4, 5)]
 # hw_emu: 4 CUs of one lane (channel runs split over CUs) and 16 lanes (channel runs that
 # start inside a memory word).
+# sw_emu: the HLS C++ at rungs 0, 3 and 4.
 BN_VARIANTS = [("sw_emu", 0), ("sw_emu", 3), ("sw_emu", 4), ("hw_emu", 3), ("hw_emu", 4)]
 
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 1.1754942e-38,
@@ -84,3 +85,80 @@ def test_batch_norm_is_torchs_bit_for_bit(target, rung):
                     f"ours {ours.reshape(-1)[differ][:4]}"
     finally:
         fk_torch.use(None)
+
+
+# ----------------------------------------------------------------- row kernels (row_map)
+
+ROW_SHAPES = [(3, 7), (5, 33), (2, 3, 17), (1, 1), (4, 200)]
+
+
+def _rows(shape: tuple[int, ...], rng: np.random.Generator) -> torch.Tensor:
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    rows = x.reshape(-1, shape[-1])
+    if rows.shape[0] > 2 and shape[-1] > 2:
+        rows[0, :] = 2.5  # a constant row (layer_norm: zero variance)
+        rows[1, 1] = 60.0  # a dominant element
+        rows[2, 0] = -np.inf  # a masked element (softmax: exp(-inf) = 0)
+    return torch.from_numpy(x)
+
+
+ROW_OPS = {
+    "nn_ops/softmax": (lambda x: torch.ops.fpgakern.softmax(x, -1),
+                       lambda x: F.softmax(x, -1), ()),
+    "nn_ops/log_softmax": (lambda x: torch.ops.fpgakern.log_softmax(x, dim=-1),
+                           lambda x: F.log_softmax(x, -1), ()),
+    "nn_ops/layer_norm": (lambda x, w, b: torch.ops.fpgakern.layer_norm(x, [x.shape[-1]], w, b),
+                          lambda x, w, b: F.layer_norm(x, [x.shape[-1]], w, b),
+                          ("weight", "bias")),
+    "nn_ops/rms_norm": (lambda x, w: torch.ops.fpgakern.rms_norm(x, [x.shape[-1]], w),
+                        lambda x, w: F.rms_norm(x, [x.shape[-1]], w), ("weight",)),
+}
+# hw_emu rung 2 (one lane) for every op; rung 3 splits rows over CUs; rung 4's 16-lane row
+# pitch (rows of 7, 33, 17 padded to 16, 48, 32) costs minutes of verilating: slow.
+# sw_emu (the HLS C++) at rung 4 (16 lanes) and rung 3 (4 CUs), a few seconds of g++ each.
+ROW_VARIANTS = [pytest.param("hw_emu", q, 2, id=f"hw_emu-{q}@2") for q in ROW_OPS] + [
+    pytest.param("hw_emu", "nn_ops/layer_norm", 3, id="hw_emu-nn_ops/layer_norm@3"),
+    pytest.param("hw_emu", "nn_ops/softmax", 4, id="hw_emu-nn_ops/softmax@4",
+                 marks=pytest.mark.slow),
+    pytest.param("hw_emu", "nn_ops/rms_norm", 4, id="hw_emu-nn_ops/rms_norm@4",
+                 marks=pytest.mark.slow),
+] + [pytest.param("sw_emu", q, 4, id=f"sw_emu-{q}@4") for q in ROW_OPS] + [
+    pytest.param("sw_emu", "nn_ops/softmax", 3, id="sw_emu-nn_ops/softmax@3")]
+
+
+@pytest.mark.parametrize(("target", "qualname", "rung"), ROW_VARIANTS)
+def test_row_ops_within_the_spec_accuracy(target, qualname, rung, capsys):
+    from conftest import LIBRARY
+
+    from fpgakern.verify import compare, reference
+
+    kernel = LIBRARY.get(qualname)
+    ours_op, theirs_op, columns = ROW_OPS[qualname]
+    fk_torch.use(device_for(qualname, rung, "float32", target), strict=True)
+    rng = np.random.default_rng(rung)
+    worst = 0
+    try:
+        for shape in ROW_SHAPES:
+            x = _rows(shape, rng)
+            extra = [torch.from_numpy(rng.standard_normal(shape[-1]).astype(np.float32))
+                     for _ in columns]
+            ours = ours_op(x, *extra)
+            theirs = theirs_op(x, *extra)
+            assert ours.shape == theirs.shape == x.shape
+            tensors = {"x": x.numpy(), **{n: t.numpy() for n, t in zip(columns, extra,
+                                                                      strict=True)}}
+            scalars = {s.name: s.default for s in kernel.scalars}
+            if qualname == "nn_ops/rms_norm":
+                scalars["eps"] = float(torch.finfo(torch.float32).eps)
+            expected = reference.shaped_expected(kernel, "float32", tensors, scalars)
+            verdict = compare.compare_rows(expected, ours.numpy(), kernel.accuracy("float32"))
+            assert verdict.passed, f"{shape}: {verdict.summary()}"
+            a, b = ours.numpy().ravel(), theirs.numpy().ravel()
+            both = np.isfinite(a) & np.isfinite(b)
+            assert (np.isnan(a) == np.isnan(b)).all()
+            if both.any():
+                worst = max(worst, int(compare.ulp_distance(b[both], a[both]).max()))
+    finally:
+        fk_torch.use(None)
+    with capsys.disabled():
+        print(f"\n{qualname} {target} rung {rung}: max {worst} ulp against torch")

@@ -1,0 +1,28 @@
+"""Shaped kernels through the Python runtime (KernelHandle with numpy arrays of their
+shapes) on hw_emu, judged against the oracle (compare.judge_shaped): a row reduction's
+one result per row, rows of no element (row_mean's NaN, written by the kernel), no rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import device_for
+
+from fpgakern.verify import compare
+
+
+@pytest.mark.parametrize("qualname", ["nn_ops/row_mean", "nn_ops/row_sum"])
+def test_row_reduction_on_hw_emu(qualname):
+    handle = device_for(qualname, 2, "float32", "hw_emu").kernel(qualname)
+    rng = np.random.default_rng(3)
+    for shape in [(3, 7), (2, 3, 9), (4, 0), (0, 5), (1, 1)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        out = handle(x)
+        assert out.shape == shape[:-1] and out.dtype == np.float32
+        verdict = compare.judge_shaped(handle.kernel, "float32", {"x": x}, {}, out)
+        assert verdict.passed, f"{shape}: {verdict.summary()}"
+        if shape == (4, 0):  # rows of no element: the kernel wrote the empty reduction's
+            want = np.nan if qualname.endswith("mean") else 0.0
+            np.testing.assert_array_equal(out, np.full(4, want, dtype=np.float32))
+        info = handle.last_call
+        assert info is not None and (info.compute_units == 0) == (shape[:-1].count(0) > 0)
