@@ -20,7 +20,8 @@ from fpgakern.cli._common import (
     specs_option,
 )
 from fpgakern.cli._select import plans_for
-from fpgakern.verify import csim, stimulus
+from fpgakern.errors import UsageError
+from fpgakern.verify import csim
 
 EPILOG = """\b
 Examples:
@@ -64,7 +65,10 @@ def command(kernels: tuple[str, ...], rung: int | None, dtype: str | None, size:
         if not as_json:
             err_console.print(f"[dim]csim ({mode}) {kernel.qualname} opt{r} {d}...[/]")
         sources = generate(p, where / f"csim-{mode}" / "src")
-        cases = stimulus.cases(kernel, p.dtype, size=size, lanes=max(p.lanes, 16))
+        if flush and kernel.staged(d) is not None:
+            raise UsageError(f"{kernel.qualname} ({kernel.kind}): --hls-flush-subnormals "
+                             "covers unshaped kernels only")
+        cases = csim.cases_for(p, size)
         result = csim.run(p, sources, cases, where / f"csim-{mode}", flush_subnormals=flush)
         report.append({"kernel": kernel.qualname, "rung": r, "dtype": d, "mode": mode,
                        **result.to_json()})

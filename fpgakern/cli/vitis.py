@@ -31,7 +31,7 @@ from fpgakern.link import platforms
 from fpgakern.link import vitis as link_vitis
 from fpgakern.report import vitis as report_vitis
 from fpgakern.tools import vitis as tools_vitis
-from fpgakern.verify import csim, stimulus
+from fpgakern.verify import csim
 
 EPILOG = """\b
 Examples:
@@ -58,10 +58,9 @@ def _case_args(p: Plan, folder: Path, *, flush: bool) -> list[str]:
     Vitis builds) and its argv: case and result file pairs."""
     tag = "cosim" if flush else "csim"
     argv = []
-    cases = stimulus.cases(p.kernel, p.dtype, size=CASE_SIZE, lanes=max(p.lanes, 16))
-    for i, case in enumerate(cases):
+    for i, case in enumerate(csim.cases_for(p, CASE_SIZE)):
         path = folder / f"{tag}_case{i}.bin"
-        csim.write_case(case, p, path, flush_subnormals=flush)
+        csim.write_any_case(case, p, path, flush_subnormals=flush)
         argv += [str(path), str(folder / f"{tag}_out{i}.bin")]
     return argv
 

@@ -19,6 +19,7 @@ compare with torch's (the default reference). The generated kernel is the same.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -27,16 +28,15 @@ import numpy as np
 
 from fpgakern import paths
 from fpgakern.backends.hls import HlsSources
-from fpgakern.errors import ToolError
+from fpgakern.errors import ToolError, UsageError
+from fpgakern.ir import shapes
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text
 from fpgakern.util.text import plural
-from fpgakern.errors import UsageError
-from fpgakern.ir import shapes
-from fpgakern.verify import compare, flush, reference
+from fpgakern.verify import compare, flush, reference, shaped_stimulus, stimulus
 from fpgakern.verify.shaped_stimulus import ShapedCase
 from fpgakern.verify.stimulus import Case
 
@@ -137,6 +137,24 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     path.write_bytes(b"".join(parts))
 
 
+def cases_for(plan: Plan, size: int) -> list[Case | ShapedCase]:
+    """The C-simulation cases of the plan's kernel: whole tensors with their shapes for a
+    shaped kind (shaped_stimulus), else ``size``-element flat cases (stimulus)."""
+    if plan.kernel.staged(plan.dtype.name) is not None:
+        return list(shaped_stimulus.cases(plan.kernel, plan.dtype))
+    return list(stimulus.cases(plan.kernel, plan.dtype, size=size, lanes=max(plan.lanes, 16)))
+
+
+def write_any_case(case: Case | ShapedCase, plan: Plan, path: Path, *,
+                   flush_subnormals: bool = False) -> None:
+    """A flat or a shaped case's file. Shaped cases have one (IEEE) reference: with
+    ``flush_subnormals`` they are written as they are."""
+    if isinstance(case, ShapedCase):
+        write_shaped_case(case, plan, path)
+    else:
+        write_case(case, plan, path, flush_subnormals=flush_subnormals)
+
+
 def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
     """A shaped kernel's case file (hls_templates/common/shaped_testbench.cpp.j2): int32
     n, inner, channels (broadcast) or rows, cols and the judged row length (the row
@@ -202,7 +220,7 @@ def _judge(plan: Plan, case: Case, actual: np.ndarray, oracle: Oracle) -> compar
     return compare.compare(expected, actual, accuracy, reduced)
 
 
-def run(plan: Plan, sources: HlsSources, cases: list[Case] | list[ShapedCase], work_dir: Path,
+def run(plan: Plan, sources: HlsSources, cases: Sequence[Case | ShapedCase], work_dir: Path,
         *, flush_subnormals: bool = False) -> CsimResult:
     """Compile (or reuse) the testbench, run every case, compare with the reference
     (with ``flush_subnormals``, the flushing one; see the module docstring). A shaped
@@ -225,10 +243,7 @@ def run(plan: Plan, sources: HlsSources, cases: list[Case] | list[ShapedCase], w
         return CsimResult(False, error=str(err))
     argv = [str(binary)]
     for i, case in enumerate(cases):
-        if isinstance(case, ShapedCase):
-            write_shaped_case(case, plan, work_dir / f"case{i}.bin")
-        else:
-            write_case(case, plan, work_dir / f"case{i}.bin", flush_subnormals=flush_subnormals)
+        write_any_case(case, plan, work_dir / f"case{i}.bin", flush_subnormals=flush_subnormals)
         argv += [str(work_dir / f"case{i}.bin"), str(work_dir / f"out{i}.bin")]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     (work_dir / "csim.log").write_text(done.stdout + done.stderr)

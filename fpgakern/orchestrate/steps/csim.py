@@ -8,8 +8,7 @@ from fpgakern.backends.hls.generator import sources_in
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.tools import gxx
-from fpgakern.verify import csim, shaped_stimulus, stimulus
-from fpgakern.verify.shaped_stimulus import ShapedCase
+from fpgakern.verify import csim
 
 CASE_SIZE = 1000
 
@@ -27,12 +26,7 @@ class Csim(Step):
 
     def run(self, ctx: StepContext) -> StepOutcome:
         plan = ctx.plan
-        cases: list[stimulus.Case] | list[ShapedCase]
-        if plan.kernel.staged(plan.dtype.name) is not None:
-            cases = shaped_stimulus.cases(plan.kernel, plan.dtype)  # whole tensors, shaped
-        else:
-            cases = stimulus.cases(plan.kernel, plan.dtype, size=CASE_SIZE,
-                                   lanes=max(plan.lanes, 16))
+        cases = csim.cases_for(plan, CASE_SIZE)  # a shaped kind's: whole shaped tensors
         result = csim.run(plan, sources_in(plan, ctx.work), cases, ctx.work / "csim")
         report = ctx.work / "csim" / "report.json"
         report.write_text(json.dumps(result.to_json(), indent=2) + "\n")
