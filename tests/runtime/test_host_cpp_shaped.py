@@ -1,7 +1,8 @@
 """The generated C++ host wrappers of shaped kernels (hls_templates/default/host_shaped*.j2):
 built with -Wall -Wextra -Werror against fpgakern's XRT emulation library, one per kind,
 lane count and CU count, and the nn_ops category entry with its with_shape() calls; the
-batch_norm host run on hw_emu (4 CUs) on case files, against the numpy oracle bit for bit."""
+batch_norm host run on hw_emu (4 CUs) on case files, against the numpy oracle bit for bit,
+and the layer_norm host (rows over 4 CUs) on sw_emu and hw_emu within the spec's accuracy."""
 
 from __future__ import annotations
 
@@ -82,25 +83,64 @@ def write_shaped_case(path: Path, kernel, main_shape: tuple[int, ...],
             np.ascontiguousarray(tensors[name], dtype=np.float32).tofile(f)
 
 
+# batch_norm with 4 CUs (channel runs split), layer_norm with 4 CUs (rows split).
+LINKED = [("nn_ops/batch_norm", 3), ("nn_ops/layer_norm", 3)]
+
+
 @pytest.fixture(scope="module")
-def batch_norm_host(tmp_path_factory):
+def shaped_hosts(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shaped_host")
-    refs = ["nn_ops/batch_norm@opt3:float32"]
+    refs = [f"{q}@opt{r}:float32" for q, r in LINKED]
     design = linker.link(resolve.resolve(refs, LIBRARY, folder / "build"),
                          platforms.load("u250"), None, "hw_emu")
     path = folder / "lib.xclbin"
     path.write_bytes(xclbin.to_xclbin(design))
-    emu.prepare(path, ("hw_emu",))
-    p = variant("nn_ops/batch_norm", 3, "float32")
-    program = emu.compile_host(host.generate(p, folder).main, folder / "batch_norm_host")
-    return folder, path, p, program
+    emu.prepare(path)
+    programs = {}
+    for q, r in LINKED:
+        p = variant(q, r, "float32")
+        programs[q] = (p, emu.compile_host(host.generate(p, folder).main, folder / p.top))
+    return folder, path, programs
 
 
-def _run(program: Path, xclbin_path: Path, *files: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, XCL_EMULATION_MODE="hw_emu")
+@pytest.fixture(scope="module")
+def batch_norm_host(shaped_hosts):
+    folder, path, programs = shaped_hosts
+    return (folder, path, *programs["nn_ops/batch_norm"])
+
+
+def _run(program: Path, xclbin_path: Path, *files: str,
+         target: str = "hw_emu") -> subprocess.CompletedProcess:
+    env = dict(os.environ, XCL_EMULATION_MODE=target)
     env.pop("FPGAKERN_EMU_CONFIG", None)
     return subprocess.run([str(program), "-x", str(xclbin_path), *files], capture_output=True,
                           text=True, env=env, timeout=300)
+
+
+@pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
+def test_layer_norm_host_within_accuracy(shaped_hosts, target):
+    """Rows padded to the pitch and stripped, rows split over 4 CUs, by the C++ host."""
+    from fpgakern.verify import compare
+
+    folder, path, programs = shaped_hosts
+    p, program = programs["nn_ops/layer_norm"]
+    rng = np.random.default_rng(11)
+    cases, argv = [], []
+    for i, shape in enumerate([(3, 7), (9, 33), (2, 3, 17), (0, 5), (4, 0), (1, 1)]):
+        tensors = {name: rng.standard_normal(shapes.operand_shape(name, p.kernel.layout, shape))
+                   .astype(np.float32) for name in p.kernel.inputs}
+        scalars = {"eps": 1e-5}
+        stem = folder / f"{target}_ln{i}"
+        write_shaped_case(stem.with_suffix(".bin"), p.kernel, shape, tensors, scalars)
+        argv += [str(stem.with_suffix(".bin")), str(stem.with_suffix(".out"))]
+        cases.append((shape, tensors, scalars, stem))
+    done = _run(program, path, *argv, target=target)
+    assert done.returncode == 0, done.stderr
+    for shape, tensors, scalars, stem in cases:
+        got = np.fromfile(stem.with_suffix(".out"), dtype=np.float32).reshape(shape)
+        want = reference.shaped_expected(p.kernel, "float32", tensors, scalars)
+        verdict = compare.compare_rows(want, got, p.kernel.accuracy("float32"))
+        assert verdict.passed, f"{shape}: {verdict.summary()}"
 
 
 def test_batch_norm_host_matches_the_oracle_on_hw_emu(batch_norm_host):
