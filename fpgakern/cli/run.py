@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from fpgakern.cli._common import (
     specs_option,
 )
 from fpgakern.errors import UsageError, display_path
+from fpgakern.ir import shapes
+from fpgakern.ir.kernel import SHAPED_KINDS
 from fpgakern.ladder import plan
 from fpgakern.orchestrate.build import run_build
 from fpgakern.orchestrate.executors import make_executor
@@ -34,8 +37,24 @@ Examples:
   fpgakern run reduce_ops/sum --opt 4 --dtype int32 --target sw_emu
   fpgakern run unary_ops/exp --xclbin lib.xclbin --target hw_emu
   fpgakern run binary_ops/add --scalar alpha=2.5
-The variant is built first when the build tree does not have it.
+  fpgakern run nn_ops/softmax --opt 4 --shape 256,1024 --target hw_emu
+The variant is built first when the build tree does not have it. Kernels with shapes
+(nn_ops) run a tensor of --shape (default: --size elements as rows of 1024).
 """
+# A shaped kernel's default main tensor: --size elements as (size / 1024, 1024, 1, ...).
+DEFAULT_ROW = 1024
+
+
+def _parse_shape(text: str | None, size: int, named: int) -> tuple[int, ...]:
+    if text is None:
+        return (size // DEFAULT_ROW, DEFAULT_ROW, *([1] * max(named - 2, 0)))
+    try:
+        shape = tuple(int(d) for d in text.replace("x", ",").split(","))
+    except ValueError:
+        shape = ()
+    if not shape or min(shape) < 0:
+        raise UsageError(f"--shape {text!r}: write the extents as D0,D1,... (e.g. 256,1024)")
+    return shape
 
 
 def _parse_scalars(items: tuple[str, ...]) -> dict[str, float]:
@@ -60,6 +79,8 @@ def _parse_scalars(items: tuple[str, ...]) -> dict[str, float]:
 @click.option("--dtype", default=None, help="Element type (default: float32 when declared).")
 @click.option("--size", "-n", type=click.IntRange(0), default=1 << 20, show_default=True,
               help="Elements per input.")
+@click.option("--shape", default=None,
+              help="Kernels with shapes: the main tensor's extents, D0,D1,...")
 @click.option("--scalar", "scalars", multiple=True, help="NAME=VALUE (e.g. alpha=2).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--xclbin", type=click.Path(path_type=Path, dir_okay=False, exists=True),
@@ -71,8 +92,8 @@ def _parse_scalars(items: tuple[str, ...]) -> dict[str, float]:
 @specs_option
 @json_option
 def command(kernel: str, target: str | None, opt: int | None, dtype: str | None, size: int,
-            scalars: tuple[str, ...], seed: int, xclbin: Path | None, build_dir: Path | None,
-            read_latency: int, specs: Path | None, as_json: bool) -> None:
+            shape: str | None, scalars: tuple[str, ...], seed: int, xclbin: Path | None,
+            build_dir: Path | None, read_latency: int, specs: Path | None, as_json: bool) -> None:
     """Run KERNEL on random data on sw_emu, hw_emu or hw, and check it against numpy.
 
     Prints the wall time and, on hw_emu, the simulated cycles of the call (the slowest
@@ -80,6 +101,17 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
     """
     library = load_library(specs)
     k = library.get(kernel)
+    layout = k.layout if k.kind in SHAPED_KINDS else None
+    if shape is not None and layout is None:
+        raise UsageError(f"--shape: {k.qualname} takes flat inputs (give --size)")
+    main_shape: tuple[int, ...] = ()
+    if layout is not None:
+        named = len(layout.main) - (shapes.ANY in layout.main)
+        main_shape = _parse_shape(shape, size, named)
+        if shapes.expand(layout.main, len(main_shape)) is None:
+            raise UsageError(f"--shape {','.join(map(str, main_shape))} does not fit "
+                             f"{k.qualname}'s {shapes.show(layout.main)}")
+        size = math.prod(main_shape)
     dtype = dtype or ("float32" if "float32" in k.dtypes else k.dtypes[0])
     rung = opt if opt is not None else max(k.rungs)
     p = plan(k, rung, dtype)
@@ -122,12 +154,19 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
 
     rng = np.random.default_rng(seed)
     case_scalars = {s.name: s.default for s in k.scalars} | _parse_scalars(scalars)
-    tensors = {name: stimulus.random_values(p.dtype, size, rng) for name in k.inputs}
-    case = stimulus.Case("run", tensors, case_scalars)
-    actual = np.atleast_1d(handle(*(tensors[n] for n in k.inputs), **case_scalars))
+    if layout is not None:  # a shaped kernel: each operand in its shape beside the main one
+        tensors = {name: stimulus.random_values(p.dtype, math.prod(dims), rng).reshape(dims)
+                   for name in k.inputs
+                   for dims in [shapes.operand_shape(name, layout, main_shape)]}
+        actual = handle(*(tensors[n] for n in k.inputs), **case_scalars)
+        verdict = compare.judge_shaped(k, dtype, tensors, case_scalars, actual)
+    else:
+        tensors = {name: stimulus.random_values(p.dtype, size, rng) for name in k.inputs}
+        case = stimulus.Case("run", tensors, case_scalars)
+        actual = np.atleast_1d(handle(*(tensors[n] for n in k.inputs), **case_scalars))
+        verdict = compare.judge(k, dtype, case, actual)
     info = handle.last_call
     assert info is not None
-    verdict = compare.judge(k, dtype, case, actual)
 
     cycles = info.cycles
     result = {

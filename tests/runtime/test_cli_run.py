@@ -33,3 +33,23 @@ def test_run_text_output_and_bad_scalar(tmp_path):
     done = runner.invoke(main, ["run", "binary_ops/add", "--scalar", "alpha", "--build-dir",
                                 str(tmp_path)])
     assert done.exit_code == 2 and "NAME=NUMBER" in done.output
+
+
+def test_run_of_a_shaped_kernel_takes_a_shape(tmp_path):
+    """batch_norm's x as (4, 16, 33) over 4 CUs; softmax's default: --size as rows of 1024."""
+    runner = CliRunner()
+    done = runner.invoke(main, ["run", "nn_ops/batch_norm", "--opt", "3", "--shape", "4,16,33",
+                                "--target", "hw_emu", "--build-dir", str(tmp_path), "--json"])
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.output)
+    assert result["passed"] and result["size"] == 4 * 16 * 33
+    assert result["compute_units"] == 4 and result["cycles"] > 0
+    done = runner.invoke(main, ["run", "nn_ops/softmax", "--opt", "2", "--size", "4096",
+                                "--target", "sw_emu", "--build-dir", str(tmp_path), "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["passed"]
+    for args, message in [(["nn_ops/softmax", "--shape", "3,x"], "write the extents"),
+                          (["nn_ops/batch_norm", "--shape", "5"], "does not fit"),
+                          (["binary_ops/add", "--shape", "5,5"], "takes flat inputs")]:
+        done = runner.invoke(main, ["run", *args, "--build-dir", str(tmp_path)])
+        assert done.exit_code == 2 and message in done.output, done.output
