@@ -40,6 +40,9 @@ from fpgakern.link import platforms
 from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import DEFAULT_LATENCY, SimResult, simulate
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ladder_rows import rows_checks, rows_markdown, run_rows  # noqa: E402
+
 KERNELS = ("binary_ops/add", "unary_ops/exp", "reduce_ops/sum")
 DTYPE = "float32"
 RUNGS = (0, 1, 2, 3, 4)
@@ -304,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shaped-kernels", nargs="*", default=list(SHAPED),
                         choices=list(SHAPED), help="shaped kernels at their SHAPED shapes")
     parser.add_argument("--no-resources", action="store_true", help="skip Yosys")
+    parser.add_argument("--no-rows", action="store_true",
+                        help="skip the row kernels (softmax on 256 x 1024, ladder_rows.py)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--platform", default=None,
                         help="measure rung 4 (one bank, a bank per port) and rung 5 on this "
@@ -327,8 +332,12 @@ def main(argv: list[str] | None = None) -> int:
               measure_speed(library, "axiram", args.axiram_size, 4, out)]
     resources = {} if args.no_resources else estimate_resources(library, args.kernels)
     verdicts = checks(results)
+    row_results = [] if args.no_rows else run_rows(library, args.latency, out)
+    row_verdicts = rows_checks(row_results)
 
     text = markdown(results, speeds, resources, verdicts, args.size, args.latency)
+    if row_results:
+        text += "\n" + rows_markdown(row_results, row_verdicts, args.latency)
     (out / "ladder.md").write_text(text)
     (out / "ladder.json").write_text(json.dumps({
         "size": args.size, "latency": args.latency, "dtype": DTYPE,
@@ -337,13 +346,15 @@ def main(argv: list[str] | None = None) -> int:
                   for s in speeds],
         "resources": resources,
         "checks": [{"check": text, "passed": ok} for text, ok in verdicts],
+        "rows": [r.to_json() | {"percent_of_ideal": r.percent_of_ideal} for r in row_results],
+        "row_checks": [{"check": text, "passed": ok} for text, ok in row_verdicts],
     }, indent=1))
     drawn = chart(results, out / "ladder.png")
     print(text)
     print(f"written: {out / 'ladder.md'}, {out / 'ladder.json'}"
           + (f", {out / 'ladder.png'}" if drawn else ""))
     failed = any(r.status == "failed" for r in [*results, *speeds])
-    return 1 if failed else 0
+    return 1 if failed or not all(ok for _, ok in row_verdicts) else 0
 
 
 def platform_main(library: Library, args: argparse.Namespace, out: Path) -> int:

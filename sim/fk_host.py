@@ -119,6 +119,16 @@ class FastMemory:
             raise SimFailure(f"host read outside the memory model at {addr:#x}")
         return out
 
+    def port_beats(self) -> dict[str, dict[str, int]]:
+        """Beats each AXI port read and wrote since the last reset (every CU's ports)."""
+        out = {}
+        for i in range(self.lib.fk_mem_port_count()):
+            stats = (ctypes.c_ulonglong * 6)()
+            self.lib.fk_mem_port_stats(i, stats, 6)
+            name = self.lib.fk_mem_port_name(i).decode()
+            out[name] = {"read_beats": int(stats[2]), "write_beats": int(stats[5])}
+        return out
+
     def violations(self) -> list[str]:
         count = int(self.lib.fk_mem_violation_count())
         kept = [self.lib.fk_mem_violation(i) for i in range(count)]

@@ -119,8 +119,10 @@ async def run_kernel(dut) -> None:
             entry.update(passed=verdict.passed, message=verdict.summary(), cycles=run.cycles,
                          wall_seconds=run.wall_seconds, cpu_seconds=run.cpu_seconds,
                          cus_used=len(run.outputs))
-            if isinstance(memory, FastMemory) and memory.bank_bytes_per_cycle:
-                entry["bank_bytes"] = memory.bank_bytes()
+            if isinstance(memory, FastMemory):
+                entry["ports"] = memory.port_beats()  # global-memory traffic of the case
+                if memory.bank_bytes_per_cycle:
+                    entry["bank_bytes"] = memory.bank_bytes()
         except SimFailure as failure:
             entry.update(passed=False, message=str(failure), cycles=None)
         except Exception as error:  # a testbench bug: report it with its traceback

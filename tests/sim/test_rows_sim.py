@@ -17,6 +17,10 @@ def test_row_shapes_and_special_rows(library, sim_run_dir):
     labels = {c["label"] for c in result.cases}
     assert {"cols_1", "cols_5", "cols_16", "cols_33", "special", "equal", "no_cols",
             "no_rows"} <= labels
+    # One read of everything: x (1 row of 512 = 32 beats) and one row of weight and bias.
+    main = next(c for c in result.cases if c["label"] == "random")
+    assert sum(p["read_beats"] for p in main["ports"].values()) == 32 + 2 * 32
+    assert sum(p["write_beats"] for p in main["ports"].values()) == 32
 
 
 @pytest.mark.slow
