@@ -21,7 +21,9 @@ def test_softmax_stages(library):
     assert len(d.stages) == 3 and d.record == ["fk_max0", "fk_sum1", "fk_row0"]
     assert d.stages[0].pipe.bare == "x" and d.stages[0].pipe.module is None
     assert [i.op for i in d.stages[1].pipe.dp.instances] == ["sub", "exp"]
-    assert [f.name for f in d.stages[1].fields] == ["fk_sum1", "fk_row0"]
+    post = d.stages[1].post
+    assert post is not None and [f[0] for f in post.fields] == ["fk_sum1", "fk_row0"]
+    assert [i.op for i in post.dp.instances] == ["div"]  # 1 / sum, once per row
     assert d.stages[2].acc is None and d.final is None
 
 
@@ -32,7 +34,10 @@ def test_layer_norm_means_and_tables(library):
     assert d.tables == ["weight", "bias"] and d.convert is not None
     assert d.stages[-1].tables == ["weight", "bias"]
     assert all(not s.tables for s in d.stages[:-1])
-    assert [i.op for i in d.stages[0].fields[0].pipe.dp.instances] == ["div"]
+    assert [i.op for i in d.stages[0].post.dp.instances] == ["div"]
+    # The variance's record: its mean and rstd = rsqrt(mean + eps) share one divide.
+    ops = [i.op for i in d.stages[1].post.dp.instances]
+    assert ops.count("div") == 1 and "rsqrt" in ops
 
 
 @pytest.mark.parametrize("rung", [1, 4])

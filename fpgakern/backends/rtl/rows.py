@@ -15,12 +15,12 @@ indexed by the beat's position in its row (a table word holds a beat's lanes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from fpgakern.backends.rtl import reduce
-from fpgakern.backends.rtl.schedule import Datapath, literal, schedule
+from fpgakern.backends.rtl.schedule import Datapath, literal, schedule, schedule_outputs
 from fpgakern.errors import UsageError
 from fpgakern.ir import expr, shapes
 from fpgakern.ir.ops import OPS, Op
@@ -49,14 +49,19 @@ class Pipe:
 
 
 @dataclass(frozen=True)
-class Field:
-    """One record field a post pipeline computes: ``index`` in the record, its pipe, and
-    the delay that aligns it with the slowest field of the stage."""
+class Post:
+    """What a statistic stage adds to the row's record when its statistic is out: the
+    statistic, finished, and the row values it completes, from one pipe that shares
+    their common parts and delivers them all at its latency (``dp.outputs``; no module
+    where every one is the accumulator's result itself)."""
 
-    name: str
-    index: int
-    pipe: Pipe
-    pad: int
+    module: str | None
+    dp: Datapath
+    fields: tuple[tuple[str, int, str], ...]  # (name, index in the record, pipe signal)
+
+    @property
+    def latency(self) -> int:
+        return self.dp.latency
 
 
 @dataclass(frozen=True)
@@ -77,8 +82,7 @@ class Stage:
     records: list[tuple[str, int]]  # record fields it reads: (name, index)
     acc: Acc | None  # None: the row_map body, written out
     body: bool
-    fields: list[Field] = field(default_factory=list)  # stats: the record's new fields
-    post_latency: int = 0
+    post: Post | None = None  # statistic stages: the record's new fields
     sink_depth: int = 0
 
 
@@ -88,7 +92,7 @@ class RowDesign:
     record: list[str]  # every hoisted name, in record order
     tables: list[str]
     x: str  # the full input
-    final: Field | None  # row_reduction: the result's finish (mean)
+    final: Pipe | None  # row_reduction: the result's finish (mean: div, else none)
     # rendered pipes: module -> (expression, dp, lanes); per-row pipes have one lane
     modules: dict[str, tuple[str, Datapath, int]]
     operators: list[str]
@@ -112,6 +116,20 @@ def _pipe(node: expr.Node, module: str, modules: dict[str, tuple[str, Datapath, 
         return Pipe(None, dp, dp.result.removeprefix("in_"))
     modules[module] = (expr.to_text(node), dp, lanes)
     return Pipe(module, dp, None)
+
+
+def _post(values: dict[str, expr.Node], record: list[str], module: str,
+          modules: dict[str, tuple[str, Datapath, int]]) -> Post:
+    roots = list(values.values())
+    inputs = tuple(dict.fromkeys(n for r in roots for n in _names(r, expr.Input)))
+    scalars = tuple(dict.fromkeys(n for r in roots for n in _names(r, expr.Scalar)))
+    dp = schedule_outputs(values, inputs, scalars)
+    fields = tuple((name, record.index(name), signal) for name, signal in dp.outputs)
+    if not dp.instances:
+        return Post(None, dp, fields)
+    modules[module] = ("; ".join(f"{n} = {expr.to_text(v)}" for n, v in values.items()),
+                       dp, 1)
+    return Post(module, dp, fields)
 
 
 def _substitute(node: expr.Node, values: dict[str, expr.Node]) -> expr.Node:
@@ -180,11 +198,7 @@ def design(plan: Plan) -> RowDesign:
                 values[h.name] = _substitute(h.node, values)
                 known.add(h.name)
                 pending.remove(h)
-        pipes = [(name, _pipe(node, f"{plan.top}_s{k}_{name}", modules))
-                 for name, node in values.items()]
-        st.post_latency = max(p.latency for _, p in pipes)
-        st.fields = [Field(name, record.index(name), p, st.post_latency - p.latency)
-                     for name, p in pipes]
+        st.post = _post(values, record, f"{plan.top}_s{k}_row", modules)
         stages.append(st)
     assert not pending, "row values depend only on statistics"
     final = None
@@ -192,8 +206,7 @@ def design(plan: Plan) -> RowDesign:
         body = stage_of(len(stages), staged.body, f"{staged.final.name}("
                         f"{expr.to_text(staged.body)}) along the row, one result per row",
                         _acc(staged.final, dtype), True)
-        pipe = _pipe(_finished(staged.final, dtype), f"{plan.top}_final", modules)
-        final = Field(kernel.output, 0, pipe, 0)
+        final = _pipe(_finished(staged.final, dtype), f"{plan.top}_final", modules)
     else:
         body = stage_of(len(stages), staged.body, f"{kernel.output} = "
                         f"{expr.to_text(staged.body)} per element", None, True)
