@@ -31,6 +31,8 @@ and sin and cos (against MPFR) over [2^-12, 2^-11), [0.5, 1), [1, 2) and [2^72, 
 positive (the RTL works on |x|): the first binade off x itself (sin) and 1 (cos), the
 quadrant edge at pi/4, the zero of cos at pi/2, and the binade of the worst argument
 reduction (16367173 * 2^72).
+and gelu and gelu_tanh (against MPFR) over [-16, -8) and [-8, -4): the negative tails, down
+to the underflow (gelu's MPFR erfc makes its run the slowest here).
 ``--only log,log2`` limits it to some of these ops.
 
 The stimulus is tests/oplib/test_hard_ops.py's ``vectors`` (div, sqrt, exp, sigmoid:
@@ -131,6 +133,10 @@ def exhaustive(hard, trans) -> bool:  # noqa: ANN001
         "erf": [(e, 0) for e in (0, 102, 103, 127, 128)],
         "sin": [(e, 0) for e in (115, 126, 127, 199)],
         "cos": [(e, 0) for e in (115, 126, 127, 199)],
+        # the negative tails: [-16, -8) (the underflow, gelu_tanh's clamp of t at -255)
+        # and [-8, -4) (where torch's formulas cancel to -0)
+        "gelu": [(130, 1), (129, 1)],
+        "gelu_tanh": [(130, 1), (129, 1)],
     }
     only = set(filter(None, ONLY))
     for op_name, binades in plans.items():
