@@ -1,9 +1,9 @@
 """Sweep the hard RTL operators (fp32 div, sqrt, exp, sigmoid, log, log2, log1p, rsqrt,
-exp2, tanh, expm1, pow, atan2, erf, sin, cos, gelu, gelu_tanh; int32 div) over >= 1M inputs each in Verilator
-and report mismatches (bit-exact ops, against the op table's numpy references) and, for the
-transcendental ops, the ulp error distribution against the correctly rounded float32 result
-computed with MPFR (gmpy2), not against another float32 library; beside it, torch's own CPU
-float32 distance to MPFR and the RTL's distance to torch.
+exp2, tanh, expm1, pow, atan2, erf, sin, cos, gelu, gelu_tanh; int32 div) over >= 1M inputs
+each in Verilator and report mismatches (bit-exact ops, against the op table's numpy
+references) and, for the transcendental ops, the ulp error distribution against the
+correctly rounded float32 result computed with MPFR (gmpy2), not against another float32
+library; beside it, torch's own CPU float32 distance to MPFR and the RTL's distance to torch.
 
     python benchmarks/operator_sweep_hard.py [--n 1000000] [--seed 20260522] [--ops exp,div]
     python benchmarks/operator_sweep_hard.py --exhaustive   # every float where it matters

@@ -1,6 +1,6 @@
 """The transcendental RTL operators (log, log2, log1p, rsqrt, exp2, tanh, expm1, pow, atan2,
-erf, sin, cos, gelu, gelu_tanh) against the correctly rounded float32 result, computed with MPFR through
-gmpy2 (not against another float32 library): each stays within the ulp bound
+erf, sin, cos, gelu, gelu_tanh) against the correctly rounded float32 result, computed with MPFR
+through gmpy2 (not against another float32 library): each stays within the ulp bound
 docs/operators.md states for its RTL (the op table's contract is looser). Special values
 (NaN, +-inf, +-0, negative numbers, subnormal inputs, 1 and its neighbours) must equal the
 correctly rounded result bit for bit, NaNs being canonical.
