@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fpgakern.ir import expr, shapes
+from fpgakern.ir import expr
+from fpgakern.ir import shapes as shape_rules
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES, DType
 from fpgakern.ir.ops import Accuracy, Op
 
@@ -78,20 +79,20 @@ class Kernel:
         return self._graphs[dtype_name]
 
     @functools.cached_property
-    def layout(self) -> shapes.Layout | None:
+    def layout(self) -> shape_rules.Layout | None:
         """How the tensors' shapes relate (None without ``shapes``)."""
         if not self.shapes:
             return None
         root = self.graph(self.dtypes[0])
-        return shapes.layout(dict(self.shapes), self.inputs, self.output,
+        return shape_rules.layout(dict(self.shapes), self.inputs, self.output,
                              expr.reduction_of(root) is not None)
 
     @functools.cached_property
-    def _staged(self) -> dict[str, shapes.Staged]:
+    def _staged(self) -> dict[str, shape_rules.Staged]:
         layout = self.layout
         if layout is None:
             return {}
-        return {d: shapes.stage(self.graph(d), layout, self._let_names(d))
+        return {d: shape_rules.stage(self.graph(d), layout, self._let_names(d))
                 for d in self.dtypes}
 
     def _let_names(self, dtype_name: str) -> dict[str, str]:
@@ -99,7 +100,7 @@ class Kernel:
                            dtype_name)[1]
         return {expr.to_text(node): name for name, node in lets.items()}
 
-    def staged(self, dtype_name: str) -> shapes.Staged | None:
+    def staged(self, dtype_name: str) -> shape_rules.Staged | None:
         """A shaped kernel's stages for one dtype (None for a kernel without ``shapes``, or
         one whose shapes add nothing: same-shaped inputs, no reduction)."""
         staged = self._staged.get(dtype_name)
@@ -134,7 +135,7 @@ class Kernel:
     @property
     def size_args(self) -> tuple[str, ...]:
         """The kernel's size arguments, after its scalars (shapes.SIZE_ARGS)."""
-        return shapes.SIZE_ARGS[self.kind]
+        return shape_rules.SIZE_ARGS[self.kind]
 
     def elementwise_body(self, dtype_name: str) -> expr.Node:
         """The per-element part: the whole graph, the reduction's operand, or a shaped

@@ -22,6 +22,7 @@ after them.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,6 +41,12 @@ MAX_CHANNELS = 4096
 MAX_ROW = 4096
 
 ShapedKind = Literal["broadcast", "row_reduction", "row_map"]
+
+# What a reduction along a row of no elements gives, as torch gives it (the sum of
+# nothing 0, the product 1, the mean NaN; torch raises for max and min, and the kernels
+# write NaN): the reference, the HLS C++ and the RTL all take it from here.
+EMPTY_ROW_RESULT: dict[str, float] = {"sum": 0.0, "mean": math.nan, "max": math.nan,
+                                      "min": math.nan, "prod": 1.0}
 
 # The size arguments of each kind's kernel, after its scalars (docs/spec-format.md):
 # ``n`` elements; for broadcast, element e belongs to channel

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -135,10 +135,8 @@ def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.nd
 def _row_reduce(op: str, values: np.ndarray) -> np.ndarray:
     """A reduction along each row, in float64, keeping the row axis (rows, 1)."""
     if values.shape[-1] == 0:
-        empty = {"sum": 0.0, "mean": np.nan, "max": np.nan, "min": np.nan, "prod": 1.0}
-        return np.full((values.shape[0], 1), empty[op])
-    reduce = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
-              "prod": np.prod}[op]
+        return np.full((values.shape[0], 1), shapes.EMPTY_ROW_RESULT[op])
+    reduce: Callable[..., np.ndarray] = getattr(np, op)  # sum, mean, max, min, prod
     return reduce(values, axis=-1, keepdims=True)
 
 
@@ -148,7 +146,7 @@ def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
     reference on float64 operands; fma as one float64 multiply-add), else in the dtypes
     of the graph, with the op table's references."""
     def dtype(name: str) -> type[np.generic]:
-        return np.float64 if wide else DTYPES[name].numpy
+        return np.float64 if wide else DTYPES[name].numpy.type
 
     match node:
         case expr.Input(name=name):

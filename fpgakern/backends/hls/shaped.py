@@ -10,16 +10,13 @@ expression whose leaves are spelled where the template keeps them (``x_row[j]``,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from fpgakern.backends.hls.cexpr import expression, literal
 from fpgakern.ir import expr, shapes
 from fpgakern.ir.ops import OPS, Op
 from fpgakern.ladder import Plan
-
-# What a row reduction writes for a row of no elements (reference._row_reduce).
-EMPTY_ROW = {"sum": "0.0f", "mean": "fk::kFloatNaN", "max": "fk::kFloatNaN",
-             "min": "fk::kFloatNaN", "prod": "1.0f"}
 
 
 @dataclass(frozen=True)
@@ -45,7 +42,8 @@ class Reduction:
 
     @property
     def empty(self) -> str:
-        return EMPTY_ROW[self.op.name]
+        value = shapes.EMPTY_ROW_RESULT[self.op.name]
+        return "fk::kFloatNaN" if math.isnan(value) else literal(value, "float32")
 
 
 @dataclass(frozen=True)

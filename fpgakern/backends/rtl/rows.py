@@ -17,15 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from fpgakern.backends.rtl import reduce
 from fpgakern.backends.rtl.schedule import Datapath, literal, schedule, schedule_outputs
 from fpgakern.errors import UsageError
 from fpgakern.ir import expr, shapes
 from fpgakern.ir.ops import OPS, Op
 from fpgakern.ladder import Plan
-from fpgakern.verify.reference import _row_reduce
 
 KINDS = ("row_map", "row_reduction")
 RAW = "fk_raw"  # the accumulator's result, as the post pipelines' input
@@ -105,7 +102,7 @@ def _pow2_at_least(value: int) -> int:
     return 1 << max(1, (value - 1).bit_length())
 
 
-def _names(node: expr.Node, kind: type) -> list[str]:
+def _names(node: expr.Node, kind: type[expr.Input | expr.Scalar]) -> list[str]:
     return list(dict.fromkeys(n.name for n in node.walk() if isinstance(n, kind)))
 
 
@@ -151,7 +148,7 @@ def _finished(op: Op, dtype: str) -> expr.Node:
 
 def _acc(op: Op, dtype: str) -> Acc:
     acc = reduce.accumulator(op.accumulates or op.name, dtype)
-    empty = float(_row_reduce(op.name, np.zeros((1, 0)))[0, 0])
+    empty = shapes.EMPTY_ROW_RESULT[op.name]
     return Acc(acc.module, op.partials(dtype), literal(empty, dtype))
 
 

@@ -28,6 +28,7 @@ import importlib.util
 import sys
 from fractions import Fraction
 from pathlib import Path
+from types import ModuleType
 
 import gmpy2
 
@@ -45,7 +46,7 @@ CHECK_POINTS = 16  # per interval, for the fit's error printed by notes()
 CONTEXT = gmpy2.context(precision=160)
 
 
-def _erf_table_module() -> object:
+def _erf_table_module() -> ModuleType:
     """gen_erf_table.py (the nodes of [-1/16, 1/16] and the exact solve), loaded by path:
     the generators are scripts, not a package."""
     spec = importlib.util.spec_from_file_location("gen_erf_table", HERE / "gen_erf_table.py")
