@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <vector>
@@ -65,6 +66,56 @@ template <typename T>
 void download(xrt::bo& bo, T* dst, std::size_t count) {
     bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE);
     bo.read(dst, count * sizeof(T), 0);
+}
+
+// Shaped kernels' rows: `rows` rows of `cols` values from `src`, each row starting at a
+// multiple of `pitch` elements in the buffer (padding zeroed), sent to the card.
+template <typename T>
+void upload_rows(xrt::bo& bo, const T* src, std::size_t rows, std::size_t cols,
+                 std::size_t pitch) {
+    unsigned char* dst = bo.map<unsigned char*>();
+    std::memset(dst, 0, bo.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+        std::memcpy(dst + r * pitch * sizeof(T), src + r * cols, cols * sizeof(T));
+    }
+    bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
+}
+
+// The rows back, their padding stripped.
+template <typename T>
+void download_rows(xrt::bo& bo, T* dst, std::size_t rows, std::size_t cols, std::size_t pitch) {
+    bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE);
+    const unsigned char* src = bo.map<const unsigned char*>();
+    for (std::size_t r = 0; r < rows; ++r) {
+        std::memcpy(dst + r * cols, src + r * pitch * sizeof(T), cols * sizeof(T));
+    }
+}
+
+// The product of shape[first .. last).
+inline std::size_t product(const std::vector<std::size_t>& shape, std::size_t first,
+                           std::size_t last) {
+    std::size_t out = 1;
+    for (std::size_t i = first; i < last; ++i) out *= shape[i];
+    return out;
+}
+
+// Whether the product of `extents` (into *total) fits a kernel's int size argument,
+// checked without overflowing (any zero extent makes it 0).
+inline bool fits_int(std::initializer_list<std::size_t> extents, std::size_t* total) {
+    const std::size_t limit = static_cast<std::size_t>(std::numeric_limits<int>::max());
+    std::size_t out = 1;
+    for (std::size_t e : extents) {
+        if (e == 0) {
+            *total = 0;
+            return true;
+        }
+    }
+    for (std::size_t e : extents) {
+        if (out > limit / e) return false;
+        out *= e;
+    }
+    *total = out;
+    return true;
 }
 
 // Index reductions (argmax, argmin): whether element a, found after element b, beats it:

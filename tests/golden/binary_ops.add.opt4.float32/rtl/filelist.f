@@ -2,6 +2,7 @@ fk_axi_read.sv
 fk_axi_write.sv
 fk_axil_ctrl.sv
 fk_block_ctrl.sv
+fk_channel_walk.sv
 fk_delay.sv
 fk_fifo.sv
 fk_ram.sv

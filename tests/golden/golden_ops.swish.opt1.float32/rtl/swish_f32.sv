@@ -77,6 +77,7 @@ module swish_f32 (
     localparam int SINK_FIFO_DEPTH = OUT_FIFO_DEPTH;
     localparam int CREDIT_W        = $clog2(SINK_FIFO_DEPTH + 1);
     localparam int INPUTS          = 1;
+    localparam int FULL_INPUTS     = 1;  // read per chunk (the first sel values)
     localparam int SEL_W           = INPUTS > 1 ? $clog2(INPUTS) : 1;
 
     // ------------------------------------------------------------------ control
@@ -185,7 +186,7 @@ module swish_f32 (
                 end
                 S_READ_START: phase <= S_READ_WAIT;
                 S_READ_WAIT: if (rd_idle) begin
-                    if (sel == SEL_W'(INPUTS - 1)) phase <= S_COMPUTE_START;
+                    if (sel == SEL_W'(FULL_INPUTS - 1)) phase <= S_COMPUTE_START;
                     else begin
                         sel   <= sel + 1'b1;
                         phase <= S_READ_START;
