@@ -7,6 +7,7 @@ beats read, to show the input is read once (the rows stay on chip).
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -93,10 +94,14 @@ def rows_markdown(results: list[SimResult], verdicts: list[tuple[str, bool]],
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--latency", type=int, default=DEFAULT_LATENCY,
+                        help="global-memory latency in cycles")
+    args = parser.parse_args()
     out = paths.build_dir() / "benchmarks"
-    results = run_rows(Library(paths.specs_dir()), DEFAULT_LATENCY, out)
+    results = run_rows(Library(paths.specs_dir()), args.latency, out)
     verdicts = rows_checks(results)
-    print(rows_markdown(results, verdicts, DEFAULT_LATENCY))
+    print(rows_markdown(results, verdicts, args.latency))
     return 0 if all(ok for _, ok in verdicts) else 1
 
 

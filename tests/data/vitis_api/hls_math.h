@@ -14,6 +14,10 @@ float tanh(float x);
 float expm1(float x);
 float atan2(float y, float x);
 float erf(float x);
+// double overloads (UG1399: every function in half, float and double), for fk::gelu and
+// fk::gelu_tanh, which evaluate in double.
+double erfc(double x);
+double exp(double x);
 float sin(float x);
 float cos(float x);
 float fma(float x, float y, float z);
