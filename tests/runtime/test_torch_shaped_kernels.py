@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import device_for
+from conftest import LIBRARY, device_for
 
 torch = pytest.importorskip("torch")
 F = pytest.importorskip("torch.nn.functional")
@@ -128,7 +128,6 @@ ROW_VARIANTS = [pytest.param("hw_emu", q, 2, id=f"hw_emu-{q}@2") for q in ROW_OP
 
 @pytest.mark.parametrize(("target", "qualname", "rung"), ROW_VARIANTS)
 def test_row_ops_within_the_spec_accuracy(target, qualname, rung, capsys):
-    from conftest import LIBRARY
 
     from fpgakern.verify import compare, reference
 
