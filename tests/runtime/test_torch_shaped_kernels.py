@@ -113,10 +113,15 @@ ROW_OPS = {
     "nn_ops/rms_norm": (lambda x, w: torch.ops.fpgakern.rms_norm(x, [x.shape[-1]], w),
                         lambda x, w: F.rms_norm(x, [x.shape[-1]], w), ("weight",)),
 }
-# hw_emu rung 2 (one lane) for every op; rung 3 splits rows over CUs; rung 4's 16-lane row
-# pitch (rows of 7, 33, 17 padded to 16, 48, 32) costs minutes of verilating: slow.
-# sw_emu (the HLS C++) at rung 4 (16 lanes) and rung 3 (4 CUs), a few seconds of g++ each.
-ROW_VARIANTS = [pytest.param("hw_emu", q, 2, id=f"hw_emu-{q}@2") for q in ROW_OPS] + [
+# hw_emu: softmax at rung 2 (one lane) and layer_norm at rung 3 (rows split over CUs,
+# per-column tables) by default; each other op's rung-2 model is another half minute of
+# verilating and simulating (the row RTL of every op and rung is simulated by
+# tests/sim/test_rows_sim.py), and rung 4's 16-lane row pitch (rows of 7, 33, 17 padded to
+# 16, 48, 32) costs minutes: slow. sw_emu (the HLS C++) at rung 4 (16 lanes) and rung 3
+# (4 CUs), a few seconds of g++ each.
+ROW_VARIANTS = [pytest.param("hw_emu", q, 2, id=f"hw_emu-{q}@2",
+                             marks=() if q == "nn_ops/softmax" else pytest.mark.slow)
+                for q in ROW_OPS] + [
     pytest.param("hw_emu", "nn_ops/layer_norm", 3, id="hw_emu-nn_ops/layer_norm@3"),
     pytest.param("hw_emu", "nn_ops/softmax", 4, id="hw_emu-nn_ops/softmax@4",
                  marks=pytest.mark.slow),
