@@ -88,7 +88,10 @@ def from_build_tree(root: Path, library: Library, opt: int | None = None) -> Pro
             continue
         csim = doc.get("csim") or {}
         problem = None
-        if not csim.get("passed", False):
+        if not csim:
+            problem = ("its build has not run C simulation (build it with --until csim "
+                       "or further)")
+        elif not csim.get("passed", False):
             detail = csim.get("detail") or "no csim verdict"
             problem = f"its build failed C simulation ({detail})"
         variant = Variant(p, p.compute_units, default_cu_names(p.top, p.compute_units),

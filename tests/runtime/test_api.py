@@ -3,6 +3,8 @@ kernels are KernelUnavailable, and devices open from a build tree or an .xclbin.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from conftest import LIBRARY, device_for, fake_build, variant
@@ -89,6 +91,16 @@ def test_build_tree_highest_rung_and_failed_builds(tmp_path):
     np.testing.assert_array_equal(neg(x), -x)
     with pytest.raises(KernelUnavailable, match="failed C simulation"):
         dev.kernel("unary_ops/relu")(x)
+    # A build that stopped before csim (--until hls or host) has no verdict: it did not
+    # fail, it was not run, and the error says how to get one.
+    fake_build(tmp_path, "unary_ops/abs", 2, "float32", True)
+    manifest = tmp_path / "unary_ops" / "abs" / "opt2" / "float32" / "manifest.json"
+    doc = json.loads(manifest.read_text())
+    del doc["csim"]
+    manifest.write_text(json.dumps(doc))
+    with pytest.raises(KernelUnavailable, match=r"has not run C simulation \(build it with "
+                                                 r"--until csim or further\)"):
+        rt.open(tmp_path, "sw_emu").kernel("unary_ops/abs")(x)
     assert rt.open(tmp_path, "sw_emu", opt=1).kernel("neg_f32").variant("float32") \
         .plan.rung.index == 1
     with pytest.raises(UsageError, match="no such build folder"):
