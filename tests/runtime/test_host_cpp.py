@@ -14,7 +14,6 @@ import pytest
 from conftest import LIBRARY, variant
 
 from fpgakern.backends import host
-from fpgakern.ir.dtypes import DTYPES
 from fpgakern.link import linker, platforms, resolve, xclbin
 from fpgakern.runtime import emu
 from fpgakern.verify import compare, csim, reference, stimulus
