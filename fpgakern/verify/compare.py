@@ -110,7 +110,7 @@ def _misses(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy,
     if np.issubdtype(expected.dtype, np.complexfloating):
         # Each float32 component by the float rule; an element passes when both do.
         bad, max_ulp = _misses(_components(expected), _components(actual), accuracy, reduced)
-        return bad.any(axis=-1), max_ulp
+        return np.asarray(bad.any(axis=-1)), max_ulp
     if not np.issubdtype(expected.dtype, np.floating):
         return expected != actual, 0
     both_nan = np.isnan(expected) & np.isnan(actual)
