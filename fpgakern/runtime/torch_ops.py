@@ -228,6 +228,11 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
     float32), so that variant runs on the converted inputs; the exceptions are below.
     """
     mirror = mirror_path(kernel)
+    if any(d.is_complex for d in dtypes) and not result.is_complex:
+        # torch.abs of complex64 is float32: the float32 variant would run on the inputs
+        # converted to float32, which drops their imaginary parts.
+        return (f"complex inputs with a {result} result (complex in, real out) have no "
+                "kernel yet (issue 16)")
     if kernel.reduction is not None and kernel.reduction.picks is not None:
         return _index_route(kernel, dtypes[0], result, options)
     variant = _TORCH_DTYPES.get(result)
