@@ -54,7 +54,7 @@ def random_values(dtype: DType, size: int, rng: np.random.Generator) -> np.ndarr
     """Random values spanning many magnitudes (floats; complex64: each part so) or the
     full range (ints)."""
     if dtype.is_complex:
-        parts = random_values(DTYPES[dtype.scalar_dtype], 2 * size, rng)
+        parts = random_values(DTYPES["float32"], 2 * size, rng)  # re, im, re, im, ...
         return parts.view(np.complex64)
     if not dtype.is_float:
         return rng.integers(_I32.min, _I32.max, size=size, dtype=np.int64, endpoint=True).astype(

@@ -18,7 +18,7 @@ def literal(value: float | int, dtype_name: str) -> str:
     """A C++ literal that denotes exactly ``value`` in ``dtype_name`` (complex64: the real
     ``value`` promoted to (value, +0), as torch promotes it)."""
     if DTYPES[dtype_name].is_complex:
-        return f"fk::to_complex64({literal(value, DTYPES[dtype_name].scalar_dtype)})"
+        return f"fk::to_complex64({literal(value, 'float32')})"
     if not DTYPES[dtype_name].is_float:
         value = int(value)
         return {-(2**31): "fk::kInt32Min", 2**31 - 1: "fk::kInt32Max"}.get(value, str(value))
