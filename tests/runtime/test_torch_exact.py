@@ -209,6 +209,8 @@ def _cases(kernel):
         options += [{"lambd": 0}, {"lambd": 3.0}, {"lambd": 0.3}]
     for dtype, opts in itertools.product(SPECIALS, options):
         s = SPECIALS[dtype]
+        if kernel.is_reduction and dtype == torch.complex64:
+            s = s[::8]  # no complex reduction: every call falls back (or torch refuses)
         if len(kernel.inputs) == 2:
             a, b = (g.reshape(-1).contiguous() for g in torch.meshgrid(s, s, indexing="ij"))
             if dtype == torch.int32 and kernel.name == "div":
