@@ -407,3 +407,36 @@ def test_failed_build_falls_back(tmp_path):
     finally:
         fk_torch.use(open_plans([variant(k.qualname, max(k.rungs), d)
                                  for k in LIBRARY.kernels for d in k.dtypes], "sw_emu"))
+
+
+def test_complex64_routes_and_fallbacks(monkeypatch):
+    """complex64 runs the complex64 kernels (a float32 operand promoted to (x, +0) as torch
+    promotes it); what they do not cover falls back with its reason, never an answer of
+    another variant: a complex scalar, complex128, and complex in, real out (abs, whose
+    float32 kernel would drop the imaginary parts)."""
+    a = torch.tensor([1 + 2j, 3 - 4j, complex(float("inf"), 0)], dtype=torch.complex64)
+    b = torch.tensor([0.5 - 1j, -2 + 0j, 1 + 0j], dtype=torch.complex64)
+    real = torch.tensor([2.0, -0.0, float("inf")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fk_torch.FallbackWarning)
+        for ours, theirs in ((torch.ops.fpgakern.add(a, real, alpha=0.5),
+                              torch.add(a, real, alpha=0.5)),
+                             (torch.ops.fpgakern.mul(real, b), torch.mul(real, b)),
+                             (torch.ops.fpgakern.mul_scalar(a, other=-1.5), torch.mul(a, -1.5)),
+                             (torch.ops.fpgakern.conj(a), torch.conj(a))):
+            assert ours.dtype == torch.complex64 and not ours.is_conj()
+            assert _bits_equal(theirs, ours).all()
+    monkeypatch.setenv(fk_torch.STRICT_ENV, "1")
+    for call, reason in ((lambda: torch.ops.fpgakern.add(a, b, alpha=1j), "a complex scalar"),
+                         (lambda: torch.ops.fpgakern.mul_scalar(real, other=2j),
+                          "a complex scalar"),
+                         (lambda: torch.ops.fpgakern.abs(a), "complex in, real out"),
+                         (lambda: torch.ops.fpgakern.add(a.to(torch.complex128), b),
+                          "no torch.complex128 variant"),
+                         (lambda: torch.ops.fpgakern.conj(real), "no torch.float32 variant")):
+        with pytest.raises(fk_torch.FallbackError, match=reason):
+            call()
+    monkeypatch.setenv(fk_torch.STRICT_ENV, "0")
+    with pytest.warns(fk_torch.FallbackWarning):
+        same = torch.ops.fpgakern.conj(real)  # torch.conj of a real tensor is the tensor
+    assert torch.equal(same, real) and same.data_ptr() != real.data_ptr()
