@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import Plan
 
 CONTROL_PORT = "s_axi_control"
@@ -97,7 +98,10 @@ class KernelInterface:
 def interface(plan: Plan) -> KernelInterface:
     """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, then
     the size arguments (``n``; a shaped kernel's are ``Kernel.size_args``)."""
-    ctype = plan.dtype.ctype.replace("int32_t", "int")
+    # The host's spelling (complex64: std::complex<float>); a complex64 kernel's scalars
+    # are float.
+    ctype = plan.dtype.host_ctype.replace("int32_t", "int")
+    scalar_ctype = DTYPES[plan.dtype.scalar_dtype].host_ctype.replace("int32_t", "int")
     args: list[Arg] = []
     offset = FIRST_ARG_OFFSET
     for name in plan.pointers:
@@ -107,7 +111,7 @@ def interface(plan: Plan) -> KernelInterface:
         offset += 0x0C
     scalar_names = [s.name for s in plan.kernel.scalars]
     sizes = [(name, "int") for name in plan.kernel.size_args]  # (SIZE_ARG,) but shaped kinds
-    for name, scalar_type in [*((s, ctype) for s in scalar_names), *sizes]:
+    for name, scalar_type in [*((s, scalar_ctype) for s in scalar_names), *sizes]:
         args.append(Arg(name, len(args), "scalar", scalar_type, CONTROL_PORT, offset, 4))
         offset += 0x08
     masters = tuple(

@@ -44,7 +44,7 @@ def test_build_writes_manifest_and_passes_csim(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["schema_version"] == 1
-    assert {r["dtype"] for r in data["variants"]} == {"float32", "int32"}
+    assert {r["dtype"] for r in data["variants"]} == {"float32", "int32", "complex64"}
     assert all(r["passed"] for r in data["variants"])
     out = tmp_path / "binary_ops" / "add" / "opt4" / "float32"
     manifest = json.loads((out / "manifest.json").read_text())
@@ -99,7 +99,7 @@ def test_malformed_spec_subprocess_one_line_exit_2(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip() == (
         "error: kernel_specs/binary_ops/add.yaml:7: dtypes: unknown dtype 'float33' "
-        "(known: float32, int32)")
+        "(known: float32, int32, complex64)")
     assert "Traceback" not in done.stderr + done.stdout
 
 
@@ -108,7 +108,7 @@ def test_build_subprocess_main_job(tmp_path):
                            "4", "--out", str(tmp_path), "--until", "csim"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "4 tasks" in done.stdout and "4 passed" in done.stdout
+    assert "6 tasks" in done.stdout and "6 passed" in done.stdout
     assert "add_f32.cpp" in done.stdout and "5 cases pass" in done.stdout
 
 

@@ -58,12 +58,12 @@ def test_build_output_names_kernel_rung_dtype_and_verdicts(tmp_path, columns):
               str(tmp_path), columns=columns)
     assert done.returncode == 0, done.stderr
     assert ELLIPSIS not in done.stdout + done.stderr
-    for dtype in ("float32", "int32"):
+    for dtype in ("float32", "int32", "complex64"):
         row = next(line for line in done.stdout.splitlines()
                    if "binary_ops/add" in line and dtype in line
                    and ("opt2" in line or re.search(r"\b2\b", line)))
         assert "passed" in row, row  # the verdicts sit on the variant's own line
-    assert "Build of 2 variants" in done.stdout
+    assert "Build of 3 variants" in done.stdout
     # a detail in brackets used to vanish (rich read it as a style tag)
     assert "[add_f32.xo: CPU model only" in done.stdout
 

@@ -100,6 +100,7 @@ def _flip_one_output_bit(p, kernel: Path, bit: int) -> None:
     ("reduce_ops/sum", 1, "int32", 0),       # exact reduction
     ("reduce_ops/sum", 4, "float32", 31),    # float sum: within its bound, so the sign
     ("reduce_ops/max", 3, "float32", 0),     # partials merged over CUs
+    ("binary_ops/mul", 4, "complex64", 32),  # complex64: the imaginary part's last bit
 ])
 def test_testbench_fails_when_one_output_bit_flips(library, tmp_path, name, rung, dtype, bit):
     p = plan(library.get(name), rung, dtype)
@@ -122,4 +123,5 @@ def test_testbench_fails_when_one_output_bit_flips(library, tmp_path, name, rung
     assert bad.returncode == 1, (bad.returncode, bad.stdout, bad.stderr)
     assert "1 of " in bad.stderr and "values differ from the reference" in bad.stderr
     flipped = good_out ^ bad_out
-    assert np.count_nonzero(flipped) == 1 and flipped.max() == 1 << bit  # one bit of one output
+    # one bit of one output (a complex64 element is two of these 32-bit words)
+    assert np.count_nonzero(flipped) == 1 and flipped.max() == 1 << (bit % 32)

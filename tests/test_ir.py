@@ -187,3 +187,43 @@ def test_compare_reduction_bound():
     data = np.ones(1000, np.float32)
     assert compare.compare(f32(1000), f32(1000.0001), compare.Accuracy("reduction"), data).passed
     assert not compare.compare(f32(1000), f32(999), compare.Accuracy("reduction"), data).passed
+
+
+# --------------------------------------------------------------------------- complex64
+
+
+def _complex_graph(text: str, scalars: dict[str, str] | None = None) -> expr.Node:
+    return expr.parse(text, {"a": "complex64", "b": "complex64"}, scalars or {})
+
+
+def test_real_operands_of_complex_ops_are_promoted_explicitly():
+    """A float32 scalar meeting complex64 operands is promoted by an explicit to_complex64
+    node, after what it computes in float32: sub's -alpha is negated, then promoted."""
+    root = _complex_graph("fma(-alpha, b, a)", {"alpha": "float32"})
+    assert expr.to_text(root) == "fma(to_complex64(neg(alpha)), b, a)"
+    assert root.dtype == "complex64"
+    literal = _complex_graph("a * 2.5")
+    assert isinstance(literal, expr.Apply) and literal.args[1] == expr.Const("complex64", 2.5)
+
+
+@pytest.mark.parametrize(("text", "scalars", "message"), [
+    ("maximum(a, b)", {}, "op maximum is not defined for complex64"),
+    ("a < b", {}, "op lt is not defined for complex64"),
+    ("a * k", {"k": "int32"}, "type mismatch in mul: operands are complex64 and int32"),
+    ("sum(a)", {}, "op sum is not defined for complex64"),
+])
+def test_complex_errors(text, scalars, message):
+    with pytest.raises(expr.ExprError, match=re.escape(message)):
+        _complex_graph(text, scalars)
+
+
+def test_complex_references_are_component_operations():
+    """The references never use numpy's complex operators: (inf + 0i) * (1 + 0i) is
+    (inf*1 - 0*0) + (inf*0 + 0*1)i = inf + NaN i (torch's vectorized multiply), where a
+    C99 Annex G multiply (numpy's, g++'s std::complex) would keep a real infinity."""
+    x = np.array([complex(np.inf, 0)], np.complex64)
+    one = np.array([1 + 0j], np.complex64)
+    product = OPS["mul"].reference(x, one)
+    assert product.real[0] == np.inf and np.isnan(product.imag[0])
+    conj = OPS["conj"].reference(np.array([complex(1, 0)], np.complex64))
+    assert np.signbit(conj.imag[0])  # -0: a sign flip, not 0 - im

@@ -54,7 +54,7 @@ def test_rung_count_comes_from_rungs():
 
 
 @pytest.mark.parametrize("rung", RUNGS, ids=lambda r: r.name)
-@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "complex64"])
 def test_bursts_fit_axi(rung, dtype):
     """Whatever a rung asks for, a burst never passes 256 beats or a 4 KiB page, and at
     the sequential rungs never a phase."""

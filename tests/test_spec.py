@@ -66,7 +66,7 @@ def test_starter_library_is_complete(library):
 # Each bad spec: (what changes, the expected line, the expected key, a message fragment).
 BAD = [
     ("dtypes: [float32, int32]", "dtypes: [float32, float33]", 8, "dtypes",
-     "unknown dtype 'float33' (known: float32, int32)"),
+     "unknown dtype 'float33' (known: float32, int32, complex64)"),
     ("dtypes: [float32, int32]", "dtypes: []", 8, "dtypes", "non-empty list"),
     ("dtypes: [float32, int32]", "dtypes: [float32, float32]", 8, "dtypes", "listed twice"),
     ("expression: a + alpha * b", "expresion: a + alpha * b", 9, "expresion",

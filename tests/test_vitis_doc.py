@@ -22,7 +22,9 @@ _SUBNORMALS = {
 
 
 def _rtl(op: Op) -> str:
-    dtype = "float32" if "float32" in op.dtypes else "int32"
+    dtype = next((d for d in ("float32", "int32") if d in op.rtl), None)
+    if dtype is None:  # conj, to_complex64
+        return "none yet (complex64, issue 16)"
     accuracy = op.accuracy_for(dtype)
     rule = {"exact": "bit-exact, subnormals exact", "reduction": "sum order fixed (P partials), "
             "subnormals exact"}.get(accuracy.kind, f"{accuracy}, subnormals exact")

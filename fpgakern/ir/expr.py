@@ -41,7 +41,7 @@ def value_problem(value: float | int, dtype_name: str, *, integral: bool = False
     an int32 value must be an int, not an integral float like 2.0."""
     if isinstance(value, float) and not math.isfinite(value):
         return "not a finite number"
-    if DTYPES[dtype_name].is_float:
+    if DTYPES[dtype_name].is_ieee:  # complex64: a real literal, (value, +0)
         # int vs float compares exactly: no OverflowError for a huge int.
         return None if abs(value) <= FLOAT32_MAX else f"outside ±{FLOAT32_MAX:.8g}"
     if isinstance(value, float) and (integral or not value.is_integer()):
@@ -271,14 +271,16 @@ class _Builder:
             if isinstance(n, Const) and (problem := value_problem(n.value, operand_dtype)):
                 raise ExprError(f"literal {shorten(repr(n.value))} in {name} is not a valid "
                                 f"{operand_dtype} ({problem})")
-        typed = tuple(_retype_const(n, operand_dtype) if n.dtype != BOOL else n
-                      for n in operands)
+        typed = tuple(_promote(_retype_const(n, operand_dtype), operand_dtype)
+                      if n.dtype != BOOL else n for n in operands)
         return Apply(entry.result_dtype or operand_dtype, entry, typed)
 
 
 def _unify(name: str, operands: list[Node]) -> str:
     """The common dtype of an op's operands; literals adapt, other mismatches are errors."""
     typed = {n.dtype for n in operands if not isinstance(n, Const)}
+    if typed == {COMPLEX64, PROMOTED}:  # a real operand of a complex op: _promote
+        typed = {COMPLEX64}
     if len(typed) > 1:
         raise ExprError(
             f"type mismatch in {name}: operands are {' and '.join(sorted(typed))}; "
@@ -291,7 +293,7 @@ def _unify(name: str, operands: list[Node]) -> str:
                 isinstance(n, Const)
                 and isinstance(n.value, float)
                 and dtype in DTYPES
-                and not DTYPES[dtype].is_float
+                and not DTYPES[dtype].is_ieee
                 and not float(n.value).is_integer()
             ):
                 raise ExprError(f"type mismatch in {name}: float literal {n.value} in {dtype}")
@@ -303,8 +305,22 @@ def _unify(name: str, operands: list[Node]) -> str:
 def _retype_const(node: Node, dtype: str) -> Node:
     if not isinstance(node, Const) or node.dtype == dtype:
         return node
-    value = float(node.value) if DTYPES[dtype].is_float else int(node.value)
-    return Const(dtype, value)
+    value = float(node.value) if DTYPES[dtype].is_ieee else int(node.value)
+    return Const(dtype, value)  # complex64: the real literal (value, +0)
+
+
+# float32 operands (a complex64 variant's real scalars, or what they compute) meeting
+# complex64 ones are promoted by an explicit to_complex64 node, as torch promotes, so that
+# every backend and the reference see the conversion: sub's fma(-alpha, b, a) negates
+# alpha in float32 first, then promotes (-alpha, +0).
+COMPLEX64 = "complex64"
+PROMOTED = "float32"
+
+
+def _promote(node: Node, dtype: str) -> Node:
+    if dtype == COMPLEX64 and node.dtype == PROMOTED and not isinstance(node, Const):
+        return Apply(COMPLEX64, OPS["to_complex64"], (node,))
+    return node
 
 
 def reduction_of(root: Node) -> Op | None:

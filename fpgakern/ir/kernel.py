@@ -178,7 +178,7 @@ def parse_graph(text: str, inputs: tuple[str, ...], scalars: tuple[ScalarArg, ..
     A shaped kernel's reductions may stand anywhere (they run along rows). Raises
     ExprError (a let's message starts with its name)."""
     typed_inputs = dict.fromkeys(inputs, dtype_name)
-    typed_scalars = {s.name: dtype_name for s in scalars}
+    typed_scalars = dict.fromkeys((s.name for s in scalars), DTYPES[dtype_name].scalar_dtype)
     bound = expr.parse_lets(dict(lets), typed_inputs, typed_scalars, shaped)
     root = expr.parse(text, typed_inputs, typed_scalars, bound, shaped)
     return root, bound

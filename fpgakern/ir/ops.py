@@ -34,6 +34,7 @@ from fpgakern.ir.dtypes import DTYPES
 FLOAT = frozenset({"float32"})
 INT = frozenset({"int32"})
 BOTH = FLOAT | INT
+COMPLEX = frozenset({"complex64"})
 
 _INT32_MIN = np.iinfo(np.int32).min
 
@@ -145,6 +146,7 @@ _COMPARE = VitisImpl("fcmp (comparator) + select", "compare", "exact")
 _FCMP = VitisImpl("fcmp (comparator)", "compare", "exact")
 _RELU = VitisImpl("fcmp against 0 + select", "compare", "exact")
 _NEG = VitisImpl("sign-bit flip (logic)", "exact", "exact")
+_WIRING = VitisImpl("wiring (a constant +0 beside the value)", "exact", "exact")
 _ABS = VitisImpl("hls::fabs: sign-bit clear (logic)", "exact", "exact")
 # UG1399 documents no implementation or accuracy for hls::fma (docs/vitis.md, "fma").
 _FMA = VitisImpl("hls::fma: not documented (fused, or fmul then fadd)", "flush",
@@ -280,21 +282,64 @@ def _is_float(x: np.ndarray) -> bool:
     return bool(np.issubdtype(x.dtype, np.floating))
 
 
+# complex64 references: explicit float32 operations on the components, never numpy's
+# complex operators (its SIMD multiply fuses on FMA machines, its division is its own),
+# each the sequence torch 2.13's vectorized CPU kernel computes (docs/runtime.md measures
+# it; tests/oplib/test_complex_ops.py holds the references to torch bit for bit).
+
+
+def _is_complex(x: np.ndarray) -> bool:
+    return bool(np.issubdtype(x.dtype, np.complexfloating))
+
+
+def _parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The float32 real and imaginary parts of a complex64 array."""
+    pairs = np.ascontiguousarray(x, dtype=np.complex64).view(np.float32).reshape(*x.shape, 2)
+    return pairs[..., 0], pairs[..., 1]
+
+
+def _complex(re: np.ndarray, im: np.ndarray) -> np.ndarray:
+    """The complex64 array of float32 parts (bits unchanged: NaN payloads, zero signs)."""
+    pairs = np.stack([np.asarray(re, np.float32), np.asarray(im, np.float32)], axis=-1)
+    return np.ascontiguousarray(pairs).view(np.complex64).reshape(pairs.shape[:-1])
+
+
+def _cmul_parts(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(ac - bd, ad + bc), every product and sum rounded on its own: torch's AVX2/AVX-512
+    complex multiply (a multiply, a permuted multiply, an horizontal subtract)."""
+    a, b = _parts(x)
+    c, d = _parts(y)
+    with np.errstate(all="ignore"):
+        return a * c - b * d, a * d + b * c
+
+
 def _nan_like(x: np.ndarray) -> np.ndarray:
     return np.full(x.shape, np.nan, dtype=x.dtype)
 
 
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b; complex64 componentwise (IEEE complex addition, torch's vector add)."""
+    if _is_complex(a):
+        (ar, ai), (br, bi) = _parts(a), _parts(b)
+        with np.errstate(all="ignore"):
+            return _complex(ar + br, ai + bi)
     with np.errstate(all="ignore"):
         return (a + b).astype(a.dtype)
 
 
 def _sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if _is_complex(a):
+        (ar, ai), (br, bi) = _parts(a), _parts(b)
+        with np.errstate(all="ignore"):
+            return _complex(ar - br, ai - bi)
     with np.errstate(all="ignore"):
         return (a - b).astype(a.dtype)
 
 
 def _mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a * b; complex64 (ac - bd) + (ad + bc)i, separately rounded (_cmul_parts)."""
+    if _is_complex(a):
+        return _complex(*_cmul_parts(a, b))
     with np.errstate(all="ignore"):
         return (a * b).astype(a.dtype)
 
@@ -310,7 +355,17 @@ def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     round-to-nearest-even needs, and rounding to odd at 53 bits, then to nearest even at
     24, gives the correctly rounded float32, subnormals and overflow to inf included.
     Infinities and NaNs take float64's own rules (inf * 0, inf - inf: NaN).
+
+    complex64: the complex product x*y, then + z, unfused (three roundings per component),
+    which is torch's vec::fmadd for complex (a multiply, then an add): torch.add(z, y,
+    alpha) is z + y*(alpha + 0i) by a full complex multiply, so (inf + 0i) + (1 + 0i)
+    has a NaN imaginary part (pytorch issue 82510), as torch gives.
     """
+    if _is_complex(x):
+        re, im = _cmul_parts(x, y)
+        zr, zi = _parts(z)
+        with np.errstate(all="ignore"):
+            return _complex(re + zr, im + zi)
     if not _is_float(x):
         wide = x.astype(np.int64) * y.astype(np.int64) + z.astype(np.int64)
         return wide.astype(np.int32)  # keeps the low 32 bits
@@ -332,7 +387,10 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     Integer division by zero is an error in torch; hardware must return something, and
     fpgakern defines it as -1 (all ones, as RISC-V does). INT32_MIN / -1 wraps to INT32_MIN.
+    complex64: _cdiv.
     """
+    if _is_complex(a):
+        return _cdiv(a, b)
     if _is_float(a):
         with np.errstate(all="ignore"):
             return (a / b).astype(a.dtype)
@@ -340,6 +398,42 @@ def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     safe = np.where(b64 == 0, 1, b64)
     q = (np.abs(a64) // np.abs(safe)) * np.sign(a64) * np.sign(safe)
     return np.where(b64 == 0, -1, q).astype(np.int32)
+
+
+def _cdiv(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """torch 2.13's complex64 division (c10::complex<float>::operator/=, which its vector
+    operator/ calls per element): Smith's algorithm, as numpy does it, with each
+    ``p + q*r`` contracted into one fused multiply-add (GCC's default -ffp-contract=fast in
+    torch's -mfma AVX2/AVX-512 builds; measured: no other of the eight fusings matches).
+    |c| >= |d|: r = d/c, s = 1/fma(d, r, c), (fma(b, r, a)*s, fma(-a, r, b)*s); both zero:
+    (a/|c|, b/|d|) (complex inf or NaN); else (NaN included): r = c/d, s = 1/fma(c, r, d),
+    (fma(a, r, b)*s, fma(b, r, -a)*s)."""
+    a, b = _parts(x)
+    c, d = _parts(y)
+    with np.errstate(all="ignore"):
+        abs_c, abs_d = np.abs(c), np.abs(d)
+        one = np.float32(1.0)
+        rat = d / c
+        scl = one / _fma(d, rat, c)
+        re_c, im_c = _fma(b, rat, a) * scl, _fma(-a, rat, b) * scl
+        zero = (abs_c == 0) & (abs_d == 0)
+        re_c, im_c = np.where(zero, a / abs_c, re_c), np.where(zero, b / abs_d, im_c)
+        rat = c / d
+        scl = one / _fma(c, rat, d)
+        re_d, im_d = _fma(a, rat, b) * scl, _fma(b, rat, -a) * scl
+        larger_c = abs_c >= abs_d
+        return _complex(np.where(larger_c, re_c, re_d), np.where(larger_c, im_c, im_d))
+
+
+def _conj(x: np.ndarray) -> np.ndarray:
+    """torch.conj (after resolve_conj): the imaginary part's sign bit flipped."""
+    re, im = _parts(x)
+    return _complex(re, (im.view(np.uint32) ^ np.uint32(0x8000_0000)).view(np.float32))
+
+
+def _to_complex64(x: np.ndarray) -> np.ndarray:
+    """float32 x as (x, +0): how torch promotes a real scalar or operand to complex."""
+    return _complex(x, np.zeros_like(x, dtype=np.float32))
 
 
 def _ordered_pick(a: np.ndarray, b: np.ndarray, take_larger: bool) -> np.ndarray:
@@ -492,28 +586,30 @@ def _reduce_min(x: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- the table
 
 _ELEMENTWISE: tuple[Op, ...] = (
-    Op("add", 2, "elementwise", BOTH, _add, "({0} + {1})", "sum", symbol="+",
+    Op("add", 2, "elementwise", BOTH | COMPLEX, _add, "({0} + {1})", "sum", symbol="+",
        rtl={"float32": RtlImpl("fk_fp32_add", 6),
             "int32": RtlImpl("fk_int32_add", 1)},
        hls_latency={"float32": 7, "int32": 1},
        vitis=_fp_core("fadd")),
-    Op("sub", 2, "elementwise", BOTH, _sub, "({0} - {1})", "difference", symbol="-",
+    Op("sub", 2, "elementwise", BOTH | COMPLEX, _sub, "({0} - {1})", "difference", symbol="-",
        rtl={"float32": RtlImpl("fk_fp32_sub", 6),
             "int32": RtlImpl("fk_int32_sub", 1)},
        vitis=_fp_core("fsub")),
-    Op("mul", 2, "elementwise", BOTH, _mul, "({0} * {1})", "product", symbol="*",
+    Op("mul", 2, "elementwise", BOTH | COMPLEX, _mul, "({0} * {1})", "product", symbol="*",
        rtl={"float32": RtlImpl("fk_fp32_mul", 6),
             "int32": RtlImpl("fk_int32_mul", 3)},
        hls_latency={"float32": 4, "int32": 2},
        vitis=_fp_core("fmul")),
-    Op("fma", 3, "elementwise", BOTH, _fma, "fk::fma({0}, {1}, {2})",
-       "fused multiply-add x*y + z, one rounding; int32 wraps",
+    Op("fma", 3, "elementwise", BOTH | COMPLEX, _fma, "fk::fma({0}, {1}, {2})",
+       "fused multiply-add x*y + z, one rounding; int32 wraps; complex64 the complex "
+       "product, then the sum (unfused, as torch)",
        rtl={"float32": RtlImpl("fk_fp32_fma", 8),
             "int32": RtlImpl("fk_int32_fma", 3)},
        vitis=_FMA),
     Op(
-        "div", 2, "elementwise", BOTH, _div, "fk::div({0}, {1})",
-        "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1", symbol="/",
+        "div", 2, "elementwise", BOTH | COMPLEX, _div, "fk::div({0}, {1})",
+        "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1; complex64 "
+        "torch's Smith's algorithm", symbol="/",
         rtl={"float32": RtlImpl("fk_fp32_div", 18),
              "int32": RtlImpl("fk_int32_div", 18)},
         vitis=_fp_core("fdiv"),
@@ -610,6 +706,14 @@ _ELEMENTWISE: tuple[Op, ...] = (
        result_dtype="int32",
        rtl={"float32": RtlImpl("fk_fp32_to_int32", 2)},
        vitis=_TO_INT),
+    # The type checker inserts it where a float32 operand meets complex64 ones (a
+    # complex64 variant's real scalars, fpgakern.ir.expr): torch's promotion.
+    Op("to_complex64", 1, "elementwise", FLOAT, _to_complex64, "fk::to_complex64({0})",
+       "float32 x to complex64 (x, +0)", result_dtype="complex64",
+       vitis=_WIRING),
+    Op("conj", 1, "elementwise", COMPLEX, _conj, "fk::conj({0})",
+       "complex conjugate: the imaginary part's sign bit flipped (torch.conj)",
+       vitis=_NEG),
 )
 
 # --------------------------------------------------------------------------- bit-exact ops
@@ -1076,7 +1180,9 @@ def _check_table() -> None:
             assert (entry.picks is None) == (entry.result_dtype is None), (
                 f"op {entry.name}: a reduction returns its operands' dtype, or an index "
                 "(picks=, result_dtype='int64')")
-        touches_float = "float32" in entry.dtypes or entry.result_dtype == "float32"
+        # complex64 components are float32: its ops state what Vitis builds as well.
+        ieee = {"float32", "complex64"}
+        touches_float = bool(ieee & entry.dtypes) or entry.result_dtype in ieee
         assert (entry.vitis is not None) == touches_float, (
             f"op {entry.name}: an op with float32 operands or results states what Vitis "
             f"builds for it (vitis=), and only such an op")

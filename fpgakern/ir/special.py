@@ -93,6 +93,14 @@ KERNEL_INT32 = (
     "0x55555555", "0xAAAAAAAA", "65535", "-65536", "2^30", "-2^30",
 )
 
+# complex64 kernels (issue 16): a binary kernel pairs every value with every other, within
+# a case's 4096 elements (Plan.max_test_elements), so its values are every pair (re, im)
+# of these 8 components (64 values, 4096 pairs): NaN, the infinities and zeros of both
+# signs, one, the largest and the smallest magnitude, in either part. A unary kernel takes
+# every pair of KERNEL_FLOAT32's components (1369 values).
+KERNEL_COMPLEX64_PARTS = ("qnan", "+inf", "-inf", "+0", "-0", "+1", "+max_normal",
+                          "+min_subnormal")
+
 # What the RTL operators are tested on (verify.opsim), in the order their vectors use.
 OPERATOR_FLOAT32 = (
     "+0", "-0", "+inf", "-inf",
@@ -119,6 +127,14 @@ def float32_bits(names: Iterable[str]) -> np.ndarray:
 def float32(names: Iterable[str]) -> np.ndarray:
     """The float32 values ``names``."""
     return float32_bits(names).view(np.float32)
+
+
+def complex64(names: Iterable[str]) -> np.ndarray:
+    """Every complex64 (re, im) with both parts among the float32 values ``names``, re
+    varying slowest."""
+    parts = float32(list(names))
+    re, im = np.meshgrid(parts, parts, indexing="ij")
+    return np.stack([re.ravel(), im.ravel()], axis=-1).view(np.complex64).ravel()
 
 
 def int32(names: Iterable[str]) -> np.ndarray:

@@ -44,6 +44,12 @@ def _chosen(result: BuildResult) -> tuple[Choice, list[str]]:
         if xo_task is None or xo_task.status not in GOOD or not good:
             left_out.append(f"{variant}: left out (build did not pass)")
             continue
+        rtl = by_step.get("rtl")
+        if rtl is not None and rtl.status == SKIPPED:
+            # The library is a hardware link: a kernel with no RTL (complex64 for now)
+            # would be a CPU model with nothing to run on the card.
+            left_out.append(f"{variant}: left out (no RTL: {rtl.reason})")
+            continue
         path = xo_task.folder / xo_task.outcome.files[0] if xo_task.outcome else None
         key = (variant.kernel, variant.dtype)
         if tasks[0].plan.rung.spread_ports:

@@ -26,6 +26,7 @@ import numpy as np
 
 from fpgakern.errors import UsageError
 from fpgakern.interface import SIZE_ARG
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 
@@ -94,10 +95,14 @@ def check_inputs(plan_inputs: tuple[str, ...], arrays: tuple[object, ...],
 
 
 def scalar_bits(value: object, plan: Plan, name: str, where: str) -> int:
-    """A scalar as the 32-bit register value the kernel reads."""
-    dtype = plan.dtype
+    """A scalar as the 32-bit register value the kernel reads (a complex64 kernel's
+    scalars are real float32)."""
+    dtype = DTYPES[plan.dtype.scalar_dtype]
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value.item()
+    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+        raise UsageError(f"{where}: scalar {name}={value!r} is complex; the kernel's "
+                         f"scalars are real {dtype.name}")
     if not isinstance(value, numbers.Real):  # numpy's scalars register as Real too
         raise UsageError(f"{where}: scalar {name} must be a number, got {value!r}")
     if dtype.is_float:

@@ -25,6 +25,7 @@ from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.interface import interface
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx, verilator
 from fpgakern.tools.cache import cached_build
@@ -90,7 +91,7 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
                          "bytes": _pointer_bytes(plan, arg.name, word_bytes),
                          "write": arg.direction == "out"})
     size_names = plan.kernel.size_args
-    scalar_type = plan.dtype.ctype
+    scalar_type = DTYPES[plan.dtype.scalar_dtype].ctype  # complex64's scalars: float
     scalars = [{"name": a.name, "ctype": scalar_type, "offset": a.offset}
                for a in iface.scalars if a.name not in size_names]
     sizes = [{"name": name, "offset": iface.arg(name).offset} for name in size_names]

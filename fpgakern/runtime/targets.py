@@ -16,6 +16,7 @@ import numpy as np
 
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.interface import SIZE_ARG, interface
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.runtime import host, models
 from fpgakern.runtime._abi import ModelBank, ModelCU
 from fpgakern.runtime.memory import BankMap
@@ -142,7 +143,7 @@ class XrtTarget:
 
     def _scalar(self, name: str, bits: int) -> object:
         if name in (SIZE_ARG, *self.variant.plan.kernel.size_args) or \
-                not self.variant.plan.dtype.is_float:
+                not DTYPES[self.variant.plan.dtype.scalar_dtype].is_float:
             return int(np.array(bits, dtype=np.uint32).view(np.int32))
         return float(np.array(bits, dtype=np.uint32).view(np.float32))
 

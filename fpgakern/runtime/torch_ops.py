@@ -64,7 +64,7 @@ from fpgakern.runtime.torch_shaped import SIGNATURES, Signature
 from fpgakern.spec.library import Library
 
 NAMESPACE = "fpgakern"
-_TORCH_DTYPES = {torch.float32: "float32", torch.int32: "int32"}
+_TORCH_DTYPES = {torch.float32: "float32", torch.int32: "int32", torch.complex64: "complex64"}
 STRICT_ENV = "FPGAKERN_STRICT"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 
@@ -228,6 +228,11 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
     float32), so that variant runs on the converted inputs; the exceptions are below.
     """
     mirror = mirror_path(kernel)
+    if any(d.is_complex for d in dtypes) and not result.is_complex:
+        # torch.abs of complex64 is float32: the float32 variant would run on the inputs
+        # converted to float32, which drops their imaginary parts.
+        return (f"complex inputs with a {result} result (complex in, real out) have no "
+                "kernel yet (issue 16)")
     if kernel.reduction is not None and kernel.reduction.picks is not None:
         return _index_route(kernel, dtypes[0], result, options)
     variant = _TORCH_DTYPES.get(result)
@@ -421,7 +426,20 @@ def _caller_stacklevel() -> int:
 def _fallback(kernel: Kernel, reason: str, tensors: tuple[torch.Tensor, ...],
               scalars: dict[str, Any], options: dict[str, Any]) -> torch.Tensor:
     return _fallback_to(kernel, reason,
-                        lambda: cpu_twin(kernel)(*tensors, **scalars, **options))
+                        lambda: _owned(cpu_twin(kernel)(*tensors, **scalars, **options),
+                                       tensors))
+
+
+def _owned(result: torch.Tensor, inputs: tuple[torch.Tensor, ...]) -> torch.Tensor:
+    """The mirrored operator's ``result`` as the op may return it: its values resolved
+    (torch.conj answers a lazy conjugate view), in memory of its own (torch.conj of a real
+    tensor is that tensor, and a custom op's output must not alias its inputs)."""
+    result = result.resolve_conj()
+    storage = result.untyped_storage().data_ptr()
+    if any(isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() == storage
+           for t in inputs):
+        return result.clone()
+    return result
 
 
 def _fallback_to(kernel: Kernel, reason: str,
@@ -474,11 +492,17 @@ def _run(kernel: Kernel, tensors: tuple[torch.Tensor, ...], scalars: dict[str, A
     if tensors[0].numel() == 0:
         # Nothing to compute: torch's own answer (an empty tensor, sum's +0 or 0, prod's
         # 1, max's error) is the op's, and it is no fallback, whatever the dtypes.
-        return twin(*tensors, **scalars, **options)
+        return _owned(twin(*tensors, **scalars, **options), tensors)
     route = _dtype_route(kernel, [t.dtype for t in tensors], result, options)
     if isinstance(route, str):
         return _fallback(kernel, route, tensors, scalars, options)
-    if not route.inputs.is_floating_point and any(
+    if route.inputs.is_complex and any(isinstance(v, complex) or (
+            isinstance(v, torch.Tensor) and v.is_complex()) for v in scalars.values()):
+        # torch multiplies by the complex scalar; the complex64 kernels take real float32
+        # scalars, promoted to (s, +0).
+        return _fallback(kernel, "a complex scalar (the complex64 kernel's scalars are "
+                                 "real float32)", tensors, scalars, options)
+    if not (route.inputs.is_floating_point or route.inputs.is_complex) and any(
             isinstance(v, float) and not v.is_integer() for v in scalars.values()):
         # torch converts a fractional scalar for an integer tensor its own way (hardtanh
         # truncates min_val=-0.5 to 0) where it does not refuse it; the int32 kernel
@@ -601,7 +625,7 @@ def _make_fake(kernel: Kernel, sig: Signature | None = None) -> Callable[..., to
         # The mirrored operator on the fake tensors: torch's own shape and dtype rules.
         if sig is not None:  # torch's signature: hand the twin its arguments by name
             return cpu_twin(kernel)(**sig.arguments(args, kwargs)).contiguous()
-        return cpu_twin(kernel)(*args, **kwargs).contiguous()
+        return cpu_twin(kernel)(*args, **kwargs).resolve_conj().contiguous()
 
     return fake
 

@@ -353,6 +353,10 @@ def _check_shapes(doc: Located, kernel: Kernel) -> None:
             raise doc.error("accuracy", "only a kernel that reduces along rows (one with "
                                         "shapes) states its accuracy")
         return
+    complex_dtypes = [d for d in kernel.dtypes if DTYPES[d].is_complex]
+    if complex_dtypes:  # issue 16, phase 1: plain elementwise kernels only
+        raise doc.error("dtypes", f"{complex_dtypes[0]} is for kernels without shapes "
+                                  "for now (issue 16)", "dtypes")
     try:
         kernel.layout  # noqa: B018 (resolves, or raises)
     except shapes.ShapeError as err:
@@ -408,13 +412,14 @@ def _check_category(doc: Located, category: str) -> None:
 
 def _check_defaults(doc: Located, scalars: tuple[ScalarArg, ...], dtypes: tuple[str, ...]) -> None:
     """Every dtype variant passes each scalar's default to its kernel: it must be a value
-    of each (no NaN default for an int32 variant, no 1e39 for float32)."""
+    of each (no NaN default for an int32 variant, no 1e39 for float32; a complex64
+    variant's scalars are float32)."""
     for scalar in scalars:
-        for dtype_name in dtypes:
-            problem = expr.value_problem(scalar.default, dtype_name, integral=True)
+        for scalar_dtype in dict.fromkeys(DTYPES[d].scalar_dtype for d in dtypes):
+            problem = expr.value_problem(scalar.default, scalar_dtype, integral=True)
             if problem:
                 raise doc.error(f"scalars.{scalar.name}", f"default {shown(scalar.default)} is "
-                                f"not a valid {dtype_name} ({problem})", "scalars", scalar.name)
+                                f"not a valid {scalar_dtype} ({problem})", "scalars", scalar.name)
 
 
 def _no_clashes(

@@ -30,6 +30,7 @@ from fpgakern import paths
 from fpgakern.backends.hls import HlsSources
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir import shapes
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx
@@ -122,7 +123,8 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     kernel, dtype_name = plan.kernel, plan.dtype.name
     element = plan.dtype.numpy
     parts = [np.int32(case.size).tobytes()]
-    parts += [np.asarray(case.scalars[s.name], dtype=element).tobytes()
+    scalar = DTYPES[plan.dtype.scalar_dtype].numpy  # complex64's scalars are float32
+    parts += [np.asarray(case.scalars[s.name], dtype=scalar).tobytes()
               for s in kernel.scalars]
     parts += [np.ascontiguousarray(case.tensors[name], dtype=element).tobytes()
               for name in kernel.inputs]
@@ -178,7 +180,8 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
         raise ValueError(f"case {case.label}: {padded} elements with padding; the testbench "
                          f"takes at most {plan.max_test_elements} (Plan.max_test_elements)")
     parts = [np.asarray(header, dtype=np.int32).tobytes()]
-    parts += [np.asarray(case.scalars[s.name], dtype=element).tobytes()
+    scalar = DTYPES[plan.dtype.scalar_dtype].numpy  # complex64's scalars are float32
+    parts += [np.asarray(case.scalars[s.name], dtype=scalar).tobytes()
               for s in kernel.scalars]
     parts += [np.ascontiguousarray(case.tensors[name], dtype=element).tobytes()
               for name in (*layout.full_inputs, *layout.channel_inputs)]
@@ -232,6 +235,9 @@ def run(plan: Plan, sources: HlsSources, cases: Sequence[Case | ShapedCase], wor
     if shaped and flush_subnormals:
         raise UsageError(f"{plan.kernel.qualname} ({plan.kernel.kind}): C simulation with "
                          "flushed subnormals covers unshaped kernels only")
+    if plan.dtype.is_complex and flush_subnormals:
+        raise UsageError(f"{plan.kernel.qualname}: C simulation with flushed subnormals "
+                         f"covers float32 and int32 only, not {plan.dtype.name} (issue 16)")
     if any(isinstance(case, ShapedCase) != shaped for case in cases):
         raise UsageError(f"{plan.kernel.qualname} ({plan.kernel.kind}): C simulation takes "
                          f"{'shaped' if shaped else 'flat'} cases (verify."

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from fpgakern.ir import special
-from fpgakern.ir.dtypes import DType
+from fpgakern.ir.dtypes import DTYPES, DType
 from fpgakern.ir.kernel import Kernel
 
 # The special values, by name from the one vocabulary the operator tests share
 # (fpgakern.ir.special).
 FLOAT_SPECIALS = special.float32(special.KERNEL_FLOAT32)
 INT_SPECIALS = special.int32(special.KERNEL_INT32)
+COMPLEX_SPECIALS = special.complex64(special.KERNEL_FLOAT32)
+COMPLEX_PAIRED_SPECIALS = special.complex64(special.KERNEL_COMPLEX64_PARTS)
 _I32 = np.iinfo(np.int32)
 
 
@@ -35,12 +37,25 @@ class Case:
         return next(iter(self.tensors.values())).size
 
 
-def specials(dtype: DType) -> np.ndarray:
+def specials(dtype: DType, *, paired: bool = False) -> np.ndarray:
+    """The special values of ``dtype``; ``paired``: the ones a binary kernel pairs with
+    each other (complex64 has fewer then: special.KERNEL_COMPLEX64_PARTS)."""
+    if dtype.is_complex:
+        return (COMPLEX_PAIRED_SPECIALS if paired else COMPLEX_SPECIALS).copy()
     return FLOAT_SPECIALS.copy() if dtype.is_float else INT_SPECIALS.copy()
 
 
+def scalar_value(dtype: DType) -> float | int:
+    """A non-default scalar for a variant of ``dtype`` (complex64's scalars are float)."""
+    return 2.5 if dtype.is_ieee else 3
+
+
 def random_values(dtype: DType, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Random values spanning many magnitudes (floats) or the full range (ints)."""
+    """Random values spanning many magnitudes (floats; complex64: each part so) or the
+    full range (ints)."""
+    if dtype.is_complex:
+        parts = random_values(DTYPES["float32"], 2 * size, rng)  # re, im, re, im, ...
+        return parts.view(np.complex64)
     if not dtype.is_float:
         return rng.integers(_I32.min, _I32.max, size=size, dtype=np.int64, endpoint=True).astype(
             np.int32
@@ -68,7 +83,7 @@ def product_values(size: int, rng: np.random.Generator) -> np.ndarray:
 
 def _pairs(dtype: DType, arity: int) -> list[np.ndarray]:
     """Every special value against every other (for binary kernels), else the list itself."""
-    values = specials(dtype)
+    values = specials(dtype, paired=arity > 1)
     if arity == 1:
         return [values]
     a, b = np.meshgrid(values, values, indexing="ij")
@@ -103,7 +118,7 @@ def cases(
 
     out = [make("random", size), make("size_1", 1), make("odd_tail", lanes * 3 + 5)]
     if kernel.scalars:
-        chosen = {s.name: (2.5 if dtype.is_float else 3) for s in kernel.scalars}
+        chosen = {s.name: scalar_value(dtype) for s in kernel.scalars}
         out.append(make("scalars", max(size // 4, 1), chosen))
     if special:
         columns = _pairs(dtype, len(names))

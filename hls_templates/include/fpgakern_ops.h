@@ -183,6 +183,58 @@ inline int32_t remainder(int32_t a, int32_t b) {
     return r != 0 && (r < 0) != (b < 0) ? r + b : r;
 }
 
+
+// complex64 (issue 16): two floats, re at the low address, im at the high one (the layout
+// of numpy's complex64, torch.complex64 and std::complex<float>, so buffers need no
+// repacking). Not std::complex<float>: its * and / follow C99 Annex G (g++ calls
+// __mulsc3 and __divsc3, which recompute infinities) where torch's CPU kernels compute
+// fixed IEEE sequences, spelled out below. Each float operation is rounded on its own
+// unless written as hls::fma: the build must not contract a*b + c (C simulation compiles
+// with -ffp-contract=off; Vitis HLS contracts only under unsafe math optimizations).
+struct cfloat {
+    float re;
+    float im;
+};
+static_assert(sizeof(cfloat) == 8, "complex64 is two packed floats");
+
+// torch promotes a real operand to (x, +0).
+inline cfloat to_complex64(float x) { return cfloat{x, 0.0f}; }
+
+// Componentwise, as torch's vector add and subtract.
+inline cfloat operator+(cfloat a, cfloat b) { return cfloat{a.re + b.re, a.im + b.im}; }
+inline cfloat operator-(cfloat a, cfloat b) { return cfloat{a.re - b.re, a.im - b.im}; }
+
+// (ac - bd) + (ad + bc)i, every product and sum rounded on its own: torch's vectorized
+// complex multiply (its scalar tail fuses; docs/runtime.md).
+inline cfloat operator*(cfloat x, cfloat y) {
+    const float ac = x.re * y.re, bd = x.im * y.im, ad = x.re * y.im, bc = x.im * y.re;
+    return cfloat{ac - bd, ad + bc};
+}
+
+// torch.add(z, y, alpha=x): z + y*x by a full complex multiply, then an add (torch's
+// vec::fmadd for complex is not fused), so an infinite y component meets x's +0.
+inline cfloat fma(cfloat x, cfloat y, cfloat z) { return x * y + z; }
+
+// torch.conj: the imaginary part's sign flipped (a sign-bit operation).
+inline cfloat conj(cfloat x) { return cfloat{x.re, -x.im}; }
+
+// torch 2.13's complex division (c10::complex<float>::operator/=): Smith's algorithm as
+// numpy has it, with each p + q*r contracted into one fused multiply-add, as GCC compiles
+// it into torch's AVX2/AVX-512 kernels (measured bit for bit: docs/runtime.md).
+inline cfloat div(cfloat x, cfloat y) {
+    const float a = x.re, b = x.im, c = y.re, d = y.im;
+    const float abs_c = hls::fabs(c), abs_d = hls::fabs(d);
+    if (abs_c >= abs_d) {
+        if (abs_c == 0.0f && abs_d == 0.0f) return cfloat{a / abs_c, b / abs_d};
+        const float rat = d / c;
+        const float scl = 1.0f / hls::fma(d, rat, c);
+        return cfloat{hls::fma(b, rat, a) * scl, hls::fma(-a, rat, b) * scl};
+    }
+    const float rat = c / d;  // also where c or d is NaN
+    const float scl = 1.0f / hls::fma(c, rat, d);
+    return cfloat{hls::fma(a, rat, b) * scl, hls::fma(b, rat, -a) * scl};
+}
+
 }  // namespace fk
 
 #endif  // FPGAKERN_OPS_H

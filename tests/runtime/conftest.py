@@ -39,9 +39,11 @@ FLAT_KERNELS = [k for k in LIBRARY.kernels if k.kind not in SHAPED_KINDS]
 
 
 def sw_variants() -> list[tuple[str, int, str]]:
-    """Every flat kernel x dtype at its top rung (vectorized), plus add at rung 3."""
+    """Every flat kernel x dtype at its top rung (vectorized), plus add, sum and complex64
+    div at rung 3 (work split over CUs)."""
     out = [(k.qualname, max(k.rungs), d) for k in FLAT_KERNELS for d in k.dtypes]
-    return [*out, ("binary_ops/add", 3, "float32"), ("reduce_ops/sum", 3, "int32")]
+    return [*out, ("binary_ops/add", 3, "float32"), ("reduce_ops/sum", 3, "int32"),
+            ("binary_ops/div", 3, "complex64")]
 
 
 # The hw_emu variants of the default run: every kernel kind, lane count and CU count of

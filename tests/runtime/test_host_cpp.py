@@ -14,7 +14,6 @@ import pytest
 from conftest import LIBRARY, variant
 
 from fpgakern.backends import host
-from fpgakern.ir.dtypes import DTYPES
 from fpgakern.link import linker, platforms, resolve, xclbin
 from fpgakern.runtime import emu
 from fpgakern.verify import compare, csim, reference, stimulus
@@ -54,7 +53,7 @@ def _env(target):
 def _run_cases(p, program, xclbin_path, stem, target):
     """The host program on the standard cases, written as ``<stem>_<i>.bin``; the cases
     and the finished process (its outputs are ``<stem>_<i>.out``)."""
-    cases = stimulus.cases(p.kernel, DTYPES["float32"], size=500, lanes=16)
+    cases = stimulus.cases(p.kernel, p.dtype, size=500, lanes=16)
     argv = [str(program), "-x", str(xclbin_path)]
     for i, case in enumerate(cases):
         csim.write_case(case, p, Path(f"{stem}_{i}.bin"))
@@ -174,3 +173,53 @@ def test_generated_host_argmax_four_cus(tmp_path, target):
         actual = np.fromfile(tmp_path / f"case_{i}.out", dtype=np.int64)
         expected = reference.expected_output(p.kernel, "float32", case)
         assert list(actual) == list(expected), case.label
+
+
+# complex64 (issue 16): the wrapper takes std::complex<float> (numpy's layout) and a real
+# float scalar; rung 3 splits the words over 4 CUs. sw_emu only: no RTL yet.
+COMPLEX_VARIANTS = [("binary_ops/add", 3, "complex64")]
+
+COMPLEX_ENTRY_MAIN = r"""
+#include <complex>
+#include <cstdio>
+#include "fpga_kernel_binary_ops.hpp"
+int main(int argc, char** argv) {
+    xrt::device device(0);
+    const xrt::uuid uuid = device.load_xclbin(argv[argc - 1]);
+    fpgakern::binary_ops::fpga_kernel fk(device, uuid);
+    using fpgakern::binary_ops::op;
+    std::complex<float> a[2] = {{1, 2}, {3, 4}}, b[2] = {{10, 20}, {30, 40}}, out[2] = {};
+    fpgakern::Status s = fk(op::add, {a, b}, out, 2, {0.5f});  // a real alpha
+    std::printf("add %d %g %g %g %g\n", static_cast<int>(s), out[0].real(), out[0].imag(),
+                out[1].real(), out[1].imag());
+    return 0;
+}
+"""
+
+
+def test_generated_host_complex64(tmp_path):
+    programs = {}
+    for qualname, rung, dtype in COMPLEX_VARIANTS:
+        p = variant(qualname, rung, dtype)
+        sources = host.generate(p, tmp_path)
+        programs[p.top] = (p, emu.compile_host(sources.main, tmp_path / f"{p.top}_host"))
+    path = _link(tmp_path, [f"{q}@opt{r}:{d}" for q, r, d in COMPLEX_VARIANTS], "sw_emu")
+    emu.prepare(path, ("sw_emu",))
+    for top, (p, program) in programs.items():
+        cases, _ = _run_cases(p, program, path, tmp_path / top, "sw_emu")
+        for i, case in enumerate(cases):
+            actual = np.fromfile(tmp_path / f"{top}_{i}.out", dtype=np.complex64)
+            expected = reference.expected_output(p.kernel, "complex64", case)
+            verdict = compare.compare(expected, actual, compare.accuracy_of(p.kernel,
+                                                                            "complex64"))
+            assert verdict.passed, f"{top} {case.label}: {verdict.summary()}"
+    category = LIBRARY.categories["binary_ops"]
+    host.generate_category("binary_ops", category.doc, list(category.kernels),
+                           [variant("binary_ops/add", 3, "complex64")], tmp_path)
+    main = tmp_path / "entry_main.cpp"
+    main.write_text(COMPLEX_ENTRY_MAIN)
+    program = emu.compile_host(main, tmp_path / "entry")
+    done = subprocess.run([str(program), str(path)], capture_output=True, text=True,
+                          env=_env("sw_emu"), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["add 0 6 12 18 24"]

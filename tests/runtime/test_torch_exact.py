@@ -6,8 +6,10 @@ zero divisors, empty, 0-d and odd-sized tensors).
 
 The only differences allowed are the op table's, listed in docs/runtime.md: NaN payloads,
 maximum/minimum/max of zeros of opposite sign, correctly rounded sqrt, the ops the op table
-bounds in ulps (exp, sigmoid, log, tanh, pow, atan2, ...) within 2 ulp, and int32
-INT32_MIN // -1 (where torch's CPU kernel dies of SIGFPE, so it is never called here).
+bounds in ulps (exp, sigmoid, log, tanh, pow, atan2, ...) within 2 ulp, int32
+INT32_MIN // -1 (where torch's CPU kernel dies of SIGFPE, so it is never called here), and
+complex64 mul in torch's scalar tail (the last n % 8 elements), where the kernel keeps the
+vectorized loop's answer.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ torch = pytest.importorskip("torch")
 
 import fpgakern.runtime.torch_ops as fk_torch  # noqa: E402
 from fpgakern.errors import UsageError  # noqa: E402
+from fpgakern.ir import special  # noqa: E402
 from fpgakern.ir.ops import OPS as OP_TABLE  # noqa: E402
 
 # The ops whose float32 result the op table bounds in ulps rather than bits.
@@ -43,7 +46,10 @@ FLOATS = torch.tensor(np.array([
 INTS = torch.tensor([0, 1, -1, 2, -2, 3, -7, I32_MAX, I32_MIN, I32_MAX - 1, I32_MIN + 1,
                      0x5555_5555, -0x5555_5556, 65535, -65536, 1 << 30, -(1 << 30), 46341,
                      16777217, -16777217], dtype=torch.int32)
-SPECIALS = {torch.float32: FLOATS, torch.int32: INTS}
+# complex64: every pair (re, im) of 8 float32 special values (special.KERNEL_COMPLEX64_PARTS)
+COMPLEXES = torch.from_numpy(special.complex64(special.KERNEL_COMPLEX64_PARTS))
+SPECIALS = {torch.float32: FLOATS, torch.int32: INTS, torch.complex64: COMPLEXES}
+TORCH_COMPLEX_STEP = 8  # torch's complex64 elements per vectorized step; then a scalar tail
 
 
 @pytest.fixture(autouse=True)
@@ -75,7 +81,12 @@ def _same_bits(expected, actual) -> np.ndarray:
     """Elementwise: the same bits (any NaN matching any NaN: NaN payloads are free)."""
     assert expected.dtype == actual.dtype and expected.shape == actual.shape, \
         (expected.dtype, actual.dtype, expected.shape, actual.shape)
-    e, a = np.atleast_1d(expected.numpy()), np.atleast_1d(actual.numpy())
+    e = np.atleast_1d(expected.resolve_conj().numpy())  # torch.conj: a lazy view
+    a = np.atleast_1d(actual.resolve_conj().numpy())
+    if e.dtype.kind == "c":  # each float32 component
+        parts = _same_bits(torch.from_numpy(e.view(np.float32)),
+                           torch.from_numpy(a.view(np.float32)))
+        return parts.reshape(*e.shape, 2).all(axis=-1)
     if e.dtype.kind != "f":
         return e == a
     raw = {4: np.uint32, 8: np.uint64}[e.itemsize]
@@ -92,6 +103,17 @@ def _ulps(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
 def _documented(name: str, args, expected, actual, same: np.ndarray) -> np.ndarray:
     """Where ``actual`` may differ from torch's ``expected``: the op table's documented
     differences (docs/runtime.md), each checked for the op table's own answer."""
+    if expected.dtype == torch.complex64 and name == "mul":
+        # torch's scalar tail fuses; the kernel keeps the vectorized answer, the op
+        # table's reference
+        flat = same.reshape(-1)
+        tail = np.arange(flat.size) >= flat.size - flat.size % TORCH_COMPLEX_STEP
+        x, y = (np.ascontiguousarray(np.broadcast_to(
+            np.atleast_1d(t.to(torch.complex64).numpy()), same.shape)).reshape(-1)
+            for t in args)
+        want = torch.from_numpy(OP_TABLE["mul"].reference(x, y))
+        mine = _same_bits(want, actual.reshape(-1))
+        return (flat | (tail & mine)).reshape(same.shape)
     if expected.dtype != torch.float32:
         return same
     e, a = np.atleast_1d(expected.numpy()), np.atleast_1d(actual.numpy())
@@ -111,6 +133,8 @@ def _documented(name: str, args, expected, actual, same: np.ndarray) -> np.ndarr
         assert (a.view(np.uint32) == want.view(np.uint32))[zero & ~same].all()
         return same | zero
     kernel = LIBRARY.get(name)
+    if "float32" not in kernel.dtypes:  # conj of an empty float32 tensor: torch's answer
+        return same
     bounded = kernel.accuracy("float32").kind == "ulp"  # exp, gelu, silu = x sigmoid(x)...
     if name not in ("maximum", "minimum", "sqrt") and not bounded:
         return same
@@ -145,10 +169,22 @@ ALLOWED_FALLBACKS = {
     # torch.pow of integers is integer exponentiation (in int32, wrapping); the kernel is
     # float32 only
     ("pow", "int"): "no torch.int32 variant of the kernel",
+    # conj of a real tensor is the tensor itself in torch; the kernel is complex64 only
+    ("conj", "real"): "variant of the kernel",
+    # complex64 kernels take real float32 scalars
+    ("add", "complex"): "a complex scalar",
+    ("sub", "complex"): "a complex scalar",
+    ("mul_scalar", "complex"): "a complex scalar",
 }
+# Every op without a complex64 variant falls back on complex64 (where torch answers), and
+# so does one whose result is real (abs: float32 of complex64, issue 16's phase 2).
+COMPLEX_FALLBACKS = ("no torch.complex64 variant of the kernel", "complex in, real out")
 
 
 def _allowed(name: str, kwargs: dict, err: fk_torch.FallbackError) -> bool:
+    if any(text in str(err) for text in COMPLEX_FALLBACKS) and \
+            "complex64" not in LIBRARY.get(name).dtypes:
+        return True
     return any(key[0] == name and text in str(err) for key, text in ALLOWED_FALLBACKS.items())
 
 
@@ -161,7 +197,9 @@ def _cases(kernel):
     if kernel.name == "sum":
         options += [{"dtype": torch.int32}, {"dtype": torch.int64}, {"dtype": torch.float32}]
     if kernel.name in ("add", "sub", "rsub"):
-        options += [{"alpha": 2}, {"alpha": -3}, {"alpha": 0.75}]
+        options += [{"alpha": 2}, {"alpha": -3}, {"alpha": 0.75}, {"alpha": 1 + 2j}]
+    if kernel.name == "mul_scalar":
+        options += [{"other": 2.5}, {"other": 0.0}, {"other": float("inf")}, {"other": 1j}]
     if kernel.name in ("addcmul", "addcdiv"):
         options += [{"value": 2}, {"value": -3}, {"value": 0.1}]
     if kernel.name == "hardtanh":
@@ -169,8 +207,10 @@ def _cases(kernel):
                     {"min_val": -0.25, "max_val": 0.75}]
     if kernel.name == "hardshrink":
         options += [{"lambd": 0}, {"lambd": 3.0}, {"lambd": 0.3}]
-    for dtype, opts in itertools.product((torch.float32, torch.int32), options):
+    for dtype, opts in itertools.product(SPECIALS, options):
         s = SPECIALS[dtype]
+        if kernel.is_reduction and dtype == torch.complex64:
+            s = s[::8]  # no complex reduction: every call falls back (or torch refuses)
         if len(kernel.inputs) == 2:
             a, b = (g.reshape(-1).contiguous() for g in torch.meshgrid(s, s, indexing="ij"))
             if dtype == torch.int32 and kernel.name == "div":
@@ -184,6 +224,9 @@ def _cases(kernel):
             if dtype == torch.int32:
                 yield "int32, float32", (a, b.float()), opts
                 yield "float32, int32", (a.float(), b), opts
+            if dtype == torch.complex64:  # torch promotes the float32 operand to (x, +0)
+                yield "complex64, float32", (a, b.real.contiguous()), opts
+                yield "float32, complex64", (a.imag.contiguous(), b), opts
         elif len(kernel.inputs) == 3:
             a, b, c = (g.reshape(-1).contiguous()
                        for g in torch.meshgrid(s, s, s, indexing="ij"))
@@ -221,7 +264,9 @@ def test_every_op_answers_as_torch_on_special_values(name):
     kernel = LIBRARY.get(name)
     ran = 0
     for label, args, opts in _cases(kernel):
-        theirs = _call(fk_torch.cpu_twin(kernel), *args, **opts)
+        # the kernel's defaults for the scalars not given (torch.mul has none for other)
+        defaults = {fk_torch.torch_keyword(kernel, s.name): s.default for s in kernel.scalars}
+        theirs = _call(fk_torch.cpu_twin(kernel), *args, **{**defaults, **opts})
         ours = _call(getattr(F, name), *args, **opts)
         where = f"{name}({label}, {opts})"
         if isinstance(ours, fk_torch.FallbackError):
@@ -403,9 +448,10 @@ def test_empty_inputs_get_torchs_answer_without_fallback(name):
     """No elements, nothing for a kernel to do: torch's answer (empty tensor, sum's +0,
     max's error), and no FallbackError in strict mode."""
     kernel = LIBRARY.get(name)
-    for dtype in (torch.float32, torch.int32):
+    defaults = {fk_torch.torch_keyword(kernel, s.name): s.default for s in kernel.scalars}
+    for dtype in SPECIALS:
         args = [torch.empty((0, 3), dtype=dtype) for _ in kernel.inputs]
-        theirs = _call(fk_torch.cpu_twin(kernel), *args)
+        theirs = _call(fk_torch.cpu_twin(kernel), *args, **defaults)
         ours = _call(getattr(F, name), *args)
         if isinstance(theirs, Exception):
             assert type(ours) is type(theirs) and str(ours) == str(theirs)

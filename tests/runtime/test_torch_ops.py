@@ -18,7 +18,11 @@ bit-exact: torch rounds a + alpha*b once, and so does the kernels' fma):
   (about 8% of random inputs differ); the kernel is correctly rounded;
 * the transcendental ops (exp, log, sigmoid, ...): within the op table's ulp bound of torch's
   (both are within 1 ulp of the correctly rounded result), except that torch.sigmoid returns
-  0 for x < -88.72 (its float32 exp(-x) overflows) where the result is a subnormal.
+  0 for x < -88.72 (its float32 exp(-x) overflows) where the result is a subnormal;
+* complex64 mul: bit-equal to torch's vectorized loop; the last n % 8 elements are its
+  scalar tail, which fuses its multiply-adds (docs/runtime.md), and there the kernel keeps
+  the vectorized loop's answer. complex64 add, sub, div, conj and mul_scalar are bit-equal
+  everywhere (tests/oplib/test_complex_ops.py measures the sequences).
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ from fpgakern.runtime import open_plans  # noqa: E402
 from fpgakern.verify import compare, stimulus  # noqa: E402
 
 KERNELS = [(k.qualname, d) for k in FLAT_KERNELS for d in k.dtypes]  # shaped: test_torch_shaped
-TORCH = {"float32": torch.float32, "int32": torch.int32}
+TORCH = {"float32": torch.float32, "int32": torch.int32, "complex64": torch.complex64}
+# torch's complex64 loops: 2 AVX2 vectors of 4 elements per step, then a scalar tail.
+TORCH_COMPLEX_STEP = 8
 F32, I32 = DTYPES["float32"], DTYPES["int32"]
 
 
@@ -60,7 +66,12 @@ def _inputs(kernel, dtype):
 
 def _bits_equal(expected, actual):
     """Bit-equal, any NaN matching any NaN (hardware returns the canonical quiet NaN)."""
-    e, a = np.atleast_1d(expected.numpy()), np.atleast_1d(actual.numpy())
+    e = np.atleast_1d(expected.resolve_conj().numpy())
+    a = np.atleast_1d(actual.resolve_conj().numpy())
+    if e.dtype.kind == "c":  # each float32 component so
+        pairs = _bits_equal(torch.from_numpy(e.view(np.float32)),
+                            torch.from_numpy(a.view(np.float32)))
+        return pairs.reshape(-1, 2).all(axis=1)
     if e.dtype.kind == "f":
         return (np.isnan(e) & np.isnan(a)) | (e.view(np.uint32) == a.view(np.uint32))
     return e == a
@@ -97,8 +108,15 @@ def test_op_equals_torch(qualname, dtype):
             if kernel.name in ("fmod", "remainder"):
                 tensors = _mod_kernel_pairs(op, kernel.name, tensors)
             ours = op(*tensors)
-        assert ours.dtype == fk_torch.cpu_twin(kernel)(*tensors).dtype
+        assert ours.dtype == _twin(kernel, tensors).dtype
         _judge(kernel, dtype, tensors, ours)
+
+
+def _twin(kernel, tensors):
+    """The mirrored torch operator on ``tensors`` with the kernel's default scalars
+    (torch.mul has no default for mul_scalar's ``other``)."""
+    defaults = {fk_torch.torch_keyword(kernel, s.name): s.default for s in kernel.scalars}
+    return fk_torch.cpu_twin(kernel)(*tensors, **defaults)
 
 
 def _mod_kernel_pairs(op, name, tensors):
@@ -125,7 +143,7 @@ def _mod_kernel_pairs(op, name, tensors):
 
 def _judge(kernel, dtype, tensors, ours):
     name, is_float = kernel.name, dtype == "float32"
-    if name == "div" and not is_float:
+    if name == "div" and dtype == "int32":
         # torch.div on integers is true division in float32: the float32 kernel runs on
         # the converted operands, so x/0 gives +-inf and 0/0 NaN exactly as torch's.
         assert ours.dtype == torch.float32
@@ -169,7 +187,7 @@ def _judge(kernel, dtype, tensors, ours):
         verdict = compare.compare(exact, np.atleast_1d(ours.numpy()), accuracy, x)
         assert verdict.passed, verdict.summary()
         return
-    want = fk_torch.cpu_twin(kernel)(*tensors)  # torch.nn.functional.hardtanh ...
+    want = _twin(kernel, tensors)  # torch.nn.functional.hardtanh ...
     if compare.accuracy_of(kernel, dtype).kind == "ulp":  # exp, log, sigmoid, ...
         # Within 2 ulp of torch, or where torch is the one off (torch_farther: its
         # sigmoid's float32 exp(-x) overflows, its gelu cancels for x << 0).
@@ -180,6 +198,14 @@ def _judge(kernel, dtype, tensors, ours):
         assert verdict.passed, verdict.summary()
         return
     same = _bits_equal(want, ours)
+    if name == "mul" and dtype == "complex64":
+        # torch's scalar tail fuses; the kernel keeps the vectorized loop's answer there
+        # (the op table's reference), which the rest of torch's result matches bit for bit.
+        body = ours.numel() - ours.numel() % TORCH_COMPLEX_STEP
+        assert same[:body].all()
+        mine = kernel.graph(dtype).op.reference(*(t.numpy() for t in tensors))
+        assert _bits_equal(torch.from_numpy(mine), ours).all()
+        return
     if name == "sqrt":
         # torch's vectorized float32 sqrt is within 1 ulp, not correctly rounded; the
         # kernel is (IEEE), as numpy is.
@@ -381,3 +407,36 @@ def test_failed_build_falls_back(tmp_path):
     finally:
         fk_torch.use(open_plans([variant(k.qualname, max(k.rungs), d)
                                  for k in LIBRARY.kernels for d in k.dtypes], "sw_emu"))
+
+
+def test_complex64_routes_and_fallbacks(monkeypatch):
+    """complex64 runs the complex64 kernels (a float32 operand promoted to (x, +0) as torch
+    promotes it); what they do not cover falls back with its reason, never an answer of
+    another variant: a complex scalar, complex128, and complex in, real out (abs, whose
+    float32 kernel would drop the imaginary parts)."""
+    a = torch.tensor([1 + 2j, 3 - 4j, complex(float("inf"), 0)], dtype=torch.complex64)
+    b = torch.tensor([0.5 - 1j, -2 + 0j, 1 + 0j], dtype=torch.complex64)
+    real = torch.tensor([2.0, -0.0, float("inf")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fk_torch.FallbackWarning)
+        for ours, theirs in ((torch.ops.fpgakern.add(a, real, alpha=0.5),
+                              torch.add(a, real, alpha=0.5)),
+                             (torch.ops.fpgakern.mul(real, b), torch.mul(real, b)),
+                             (torch.ops.fpgakern.mul_scalar(a, other=-1.5), torch.mul(a, -1.5)),
+                             (torch.ops.fpgakern.conj(a), torch.conj(a))):
+            assert ours.dtype == torch.complex64 and not ours.is_conj()
+            assert _bits_equal(theirs, ours).all()
+    monkeypatch.setenv(fk_torch.STRICT_ENV, "1")
+    for call, reason in ((lambda: torch.ops.fpgakern.add(a, b, alpha=1j), "a complex scalar"),
+                         (lambda: torch.ops.fpgakern.mul_scalar(real, other=2j),
+                          "a complex scalar"),
+                         (lambda: torch.ops.fpgakern.abs(a), "complex in, real out"),
+                         (lambda: torch.ops.fpgakern.add(a.to(torch.complex128), b),
+                          "no torch.complex128 variant"),
+                         (lambda: torch.ops.fpgakern.conj(real), "no torch.float32 variant")):
+        with pytest.raises(fk_torch.FallbackError, match=reason):
+            call()
+    monkeypatch.setenv(fk_torch.STRICT_ENV, "0")
+    with pytest.warns(fk_torch.FallbackWarning):
+        same = torch.ops.fpgakern.conj(real)  # torch.conj of a real tensor is the tensor
+    assert torch.equal(same, real) and same.data_ptr() != real.data_ptr()

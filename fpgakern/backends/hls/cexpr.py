@@ -15,7 +15,10 @@ from fpgakern.ladder import Plan
 
 
 def literal(value: float | int, dtype_name: str) -> str:
-    """A C++ literal that denotes exactly ``value`` in ``dtype_name``."""
+    """A C++ literal that denotes exactly ``value`` in ``dtype_name`` (complex64: the real
+    ``value`` promoted to (value, +0), as torch promotes it)."""
+    if DTYPES[dtype_name].is_complex:
+        return f"fk::to_complex64({literal(value, 'float32')})"
     if not DTYPES[dtype_name].is_float:
         value = int(value)
         return {-(2**31): "fk::kInt32Min", 2**31 - 1: "fk::kInt32Max"}.get(value, str(value))
@@ -60,6 +63,10 @@ class CSpelling:
         return self.plan.dtype.ctype
 
     @property
+    def S(self) -> str:  # noqa: N802 - the scalars' type (complex64: real float)
+        return DTYPES[self.plan.dtype.scalar_dtype].ctype
+
+    @property
     def W(self) -> str:  # noqa: N802 - the memory word type
         return "word_t" if self.plan.lanes > 1 else self.T
 
@@ -93,8 +100,8 @@ class CSpelling:
     @property
     def element_params(self) -> str:
         kernel = self.plan.kernel
-        return ", ".join(f"{self.T} {n}" for n in [*kernel.inputs, *(s.name for s in
-                                                                     kernel.scalars)])
+        return ", ".join([*(f"{self.T} {n}" for n in kernel.inputs),
+                          *(f"{self.S} {s.name}" for s in kernel.scalars)])
 
     @property
     def element_expr(self) -> str:
@@ -124,7 +131,7 @@ class CSpelling:
     def param(self, arg: Arg) -> str:
         if arg.kind == "scalar":
             size = arg.name in self.plan.kernel.size_args  # n; a shaped kind's sizes
-            return f"{'int' if size else self.T} {arg.name}"
+            return f"{'int' if size else self.S} {arg.name}"
         reduced_output = self.plan.kernel.is_reduction and arg.direction == "out"
         word = self.R if reduced_output else self.W
         const = "const " if arg.direction == "in" else ""

@@ -23,6 +23,7 @@ from pathlib import Path
 from fpgakern.backends.hls.generator import templates_dir
 from fpgakern.backends.templates import render, write
 from fpgakern.ir import shapes
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
 
@@ -62,7 +63,11 @@ class _VariantView:
 
     @property
     def T(self) -> str:  # noqa: N802 - the element type, as in the C++ templates
-        return "float" if self.plan.dtype.is_float else "int32_t"
+        return self.plan.dtype.host_ctype  # complex64: std::complex<float>, same layout
+
+    @property
+    def S(self) -> str:  # noqa: N802 - the scalars' type (complex64: real float)
+        return DTYPES[self.plan.dtype.scalar_dtype].host_ctype
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -75,8 +80,8 @@ class _VariantView:
 
     @property
     def scalars(self) -> list[_Scalar]:
-        return [_Scalar(s.name, host_literal(s.default, self.plan.dtype.is_float))
-                for s in self.kernel.scalars]
+        is_float = DTYPES[self.plan.dtype.scalar_dtype].is_float
+        return [_Scalar(s.name, host_literal(s.default, is_float)) for s in self.kernel.scalars]
 
 
 def host_literal(value: float | int, is_float: bool) -> str:
@@ -102,10 +107,11 @@ def context(plan: Plan) -> dict[str, object]:
     kernel = plan.kernel
     ctx: dict[str, object] = {
         "plan": plan, "kernel": kernel, "dtype": plan.dtype, "top": plan.top, "T": view.T,
+        "S": view.S,
         "lanes": plan.lanes, "cus": plan.compute_units, "word_bytes": plan.port_bits // 8,
         "inputs": kernel.inputs, "output": kernel.output, "scalars": view.scalars,
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
-        "picks": None, "R": kernel.output_dtype(plan.dtype.name).ctype,
+        "picks": None, "R": kernel.output_dtype(plan.dtype.name).host_ctype,
     }
     if kernel.kind in SHAPED_KINDS:
         ctx.update(_shaped_context(kernel))

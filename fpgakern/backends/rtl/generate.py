@@ -152,8 +152,10 @@ def _environment() -> jinja2.Environment:
 
 def check_supported(plan: Plan) -> None:
     """UsageError for plans the RTL backend cannot build at all (NoRtlOperator is raised
-    later, per missing operator)."""
+    later, per missing operator, and for a dtype with no RTL at all)."""
     kernel = plan.kernel
+    if plan.dtype.is_complex:  # issue 16, phase 1: HLS C++, C simulation and sw_emu only
+        raise NoRtlOperator(f"{plan.dtype.name} has no RTL yet (issue 16)")
     if len(kernel.outputs) != 1:
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
     if kernel.kind not in RTL_KINDS:

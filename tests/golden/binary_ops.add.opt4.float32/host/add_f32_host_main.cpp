@@ -32,7 +32,7 @@ fpgakern::Status run_case(fpgakern::binary_ops::add_f32_host& wrapper, const cha
         return fpgakern::Status::bad_arguments;
     }
     int32_t n = 0;
-    T alpha = T();
+    float alpha = float();
     bool ok = read_exact(in, &n, sizeof n) && n >= 0;
     ok = ok && read_exact(in, &alpha, sizeof alpha);
     const std::size_t count = ok ? static_cast<std::size_t>(n) : 0;

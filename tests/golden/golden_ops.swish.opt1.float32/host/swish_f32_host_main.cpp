@@ -32,7 +32,7 @@ fpgakern::Status run_case(fpgakern::golden_ops::swish_f32_host& wrapper, const c
         return fpgakern::Status::bad_arguments;
     }
     int32_t n = 0;
-    T beta = T();
+    float beta = float();
     bool ok = read_exact(in, &n, sizeof n) && n >= 0;
     ok = ok && read_exact(in, &beta, sizeof beta);
     const std::size_t count = ok ? static_cast<std::size_t>(n) : 0;

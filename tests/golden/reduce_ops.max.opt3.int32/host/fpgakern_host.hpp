@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -38,10 +39,15 @@ inline const char* status_text(Status status) {
 
 namespace host {
 
+// The scalars of a kernel on T elements: T itself, but real for complex elements (a
+// complex64 kernel's scalars are float). Being a member type, it also keeps a scalar
+// argument out of template deduction.
 template <typename T>
-struct same { using type = T; };
+struct scalar_of { using type = T; };
 template <typename T>
-using same_t = typename same<T>::type;  // keeps an argument out of template deduction
+struct scalar_of<std::complex<T>> { using type = T; };
+template <typename T>
+using scalar_t = typename scalar_of<T>::type;
 
 constexpr std::size_t kWordBytes = 64;  // one 512-bit memory word
 
