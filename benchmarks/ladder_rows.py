@@ -1,8 +1,10 @@
-"""The row kernels' part of the ladder benchmark (benchmarks/ladder.py): softmax on
-(256, 1024) float32 rows at every rung against the rung's ideal, with the global-memory
-beats read, to show the input is read once (the rows stay on chip).
+"""The row kernels' part of the ladder benchmark (benchmarks/ladder.py): softmax (a
+row_map kernel) and row_sum (a row_reduction kernel) on (256, 1024) float32 rows at every
+rung against the rung's ideal, with the global-memory beats read, to show the input is
+read once (the rows stay on chip).
 
     python benchmarks/ladder_rows.py            # this part alone
+    python benchmarks/ladder_rows.py --kernels nn_ops/row_sum
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ DTYPE = "float32"
 RUNGS = (0, 1, 2, 3, 4)
 # kernel -> (rows, cols) of the main case (stimulus.row_cases puts `size` elements in
 # rows of 1024).
-ROW_KERNELS = {"nn_ops/softmax": (256, 1024)}
+ROW_KERNELS = {"nn_ops/softmax": (256, 1024), "nn_ops/row_sum": (256, 1024)}
 # Rung 0 is latency-bound (single-beat transfers, ~0.008 elements/cycle whatever the
 # rows): it runs this many rows, not the 256 that would take 30 million cycles.
 NAIVE_ROWS = 4
 FLOOR = {("nn_ops/softmax", 4): 0.9 * 16}  # the issue's figure, elements per cycle
 
 
-def run_rows(library: Library, latency: int, out: Path) -> list[SimResult]:
+def run_rows(library: Library, latency: int, out: Path,
+             kernels: list[str] | None = None) -> list[SimResult]:
     results = []
-    for name, (rows, cols) in ROW_KERNELS.items():
+    for name in kernels or list(ROW_KERNELS):
+        rows, cols = ROW_KERNELS[name]
         kernel = library.get(name)
         for rung in RUNGS:
             size = (NAIVE_ROWS if rung == 0 else rows) * cols
@@ -97,9 +101,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--latency", type=int, default=DEFAULT_LATENCY,
                         help="global-memory latency in cycles")
+    parser.add_argument("--kernels", nargs="+", default=list(ROW_KERNELS),
+                        choices=list(ROW_KERNELS))
     args = parser.parse_args()
     out = paths.build_dir() / "benchmarks"
-    results = run_rows(Library(paths.specs_dir()), args.latency, out)
+    results = run_rows(Library(paths.specs_dir()), args.latency, out, args.kernels)
     verdicts = rows_checks(results)
     print(rows_markdown(results, verdicts, args.latency))
     return 0 if all(ok for _, ok in verdicts) else 1
