@@ -1,9 +1,17 @@
-"""Every generated kernel (starter kernel x rung x dtype with RTL operators) lints clean
-under ``verilator --lint-only -Wall``; the support modules lint clean on their own too."""
+"""Every generated kernel (kernel x rung x dtype with RTL operators) lints clean under
+``verilator --lint-only -Wall``; the support modules lint clean on their own too.
+
+The default run lints the representative variants (tests/variant_selection.py: every rung
+of every kind in every dtype, every interface shape, every operator's wiring and every
+operator in every dtype it is applied in); ``-m slow`` lints all of them, and so does the
+nightly ``fpgakern build --all`` (its lint step). Each operator module also lints on its
+own (tests/oplib/test_lint.py).
+"""
 
 from __future__ import annotations
 
 import pytest
+from variant_selection import variant_params
 
 from fpgakern.backends.rtl import sources
 from fpgakern.backends.rtl.generate import NoRtlOperator, generate
@@ -15,10 +23,9 @@ from fpgakern.spec.library import Library
 from fpgakern.tools import verilator
 
 LIBRARY = Library(specs_dir())
-CASES = [(k.qualname, r, d) for k in LIBRARY.kernels for d in k.dtypes for r in k.rungs]
 
 
-@pytest.mark.parametrize(("name", "rung", "dtype"), CASES)
+@pytest.mark.parametrize(("name", "rung", "dtype"), variant_params(LIBRARY))
 def test_generated_kernel_lints_clean(name, rung, dtype, tmp_path):
     p = plan(LIBRARY.get(name), rung, dtype)
     try:
