@@ -21,10 +21,16 @@ _SUBNORMALS = {
 }
 
 
+# complex64's own ops in the RTL: its expression is lowered to float32 operators
+# (fpgakern.ir.complex_lowering).
+_LOWERED = {"to_complex64": "lowered: (a, +0), wiring (docs/rtl.md); bit-exact",
+            "conj": "lowered: `fk_fp32_neg` on the imaginary part (docs/rtl.md); bit-exact"}
+
+
 def _rtl(op: Op) -> str:
     dtype = next((d for d in ("float32", "int32") if d in op.rtl), None)
-    if dtype is None:  # conj, to_complex64
-        return "none yet (complex64, issue 16)"
+    if dtype is None:  # conj, to_complex64: complex64 only, lowered to float32 (docs/rtl.md)
+        return _LOWERED[op.name]
     accuracy = op.accuracy_for(dtype)
     rule = {"exact": "bit-exact, subnormals exact", "reduction": "sum order fixed (P partials), "
             "subnormals exact"}.get(accuracy.kind, f"{accuracy}, subnormals exact")

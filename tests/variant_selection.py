@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS
+from fpgakern.ladder import RUNGS
 from fpgakern.spec.library import Library
 
 
@@ -15,6 +17,14 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
     scalars), the wiring of each operator it applies (operands, a bool condition) and its
     reduction's accumulator, in its dtype; with ``operators``, also each operator itself
     (its fk:: C++ helper, which only C simulation of a kernel compiles)."""
+    if not operators and DTYPES[dtype].is_complex:
+        # complex64's RTL is the float32 operators' pipeline over its lowering, which
+        # tests/rtl/test_complex_lowering.py proves bit for bit against the reference (each
+        # operator: tests/oplib). What simulating it proves beyond that is the 64-bit lane
+        # in each top template: 64-bit ports at the sequential rungs (0-1) and the dataflow
+        # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4.
+        r = RUNGS[rung]
+        return {("lane", dtype, r.dataflow, r.vector_bits)}
     ops = kernel.ops_used(dtype)
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests

@@ -176,7 +176,8 @@ def test_generated_host_argmax_four_cus(tmp_path, target):
 
 
 # complex64 (issue 16): the wrapper takes std::complex<float> (numpy's layout) and a real
-# float scalar; rung 3 splits the words over 4 CUs. sw_emu only: no RTL yet.
+# float scalar; rung 3 splits the words over 4 CUs (sw_emu here; hw_emu runs its RTL in
+# tests/runtime/test_kernels.py).
 COMPLEX_VARIANTS = [("binary_ops/add", 3, "complex64")]
 
 COMPLEX_ENTRY_MAIN = r"""

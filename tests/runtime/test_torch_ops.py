@@ -366,6 +366,44 @@ def test_hw_emu_device():
                                  for k in LIBRARY.kernels for d in k.dtypes], "sw_emu"))
 
 
+# complex64 on hw_emu: its RTL (the expression lowered to float32 operators, docs/rtl.md)
+# against torch bit for bit on every pair of the complex special values (NaN, +-inf, +-0,
+# 1, the largest and the smallest subnormal magnitude, in either part) and of wider ones
+# (huge, tiny, subnormal, negative parts: Smith's scaling). 4096 pairs, a multiple of
+# torch's 8-element step: no scalar tail, so mul is bit-equal too. Each model is a few
+# minutes of verilating: -m slow (fpgakern build's sim step covers every rung).
+_WIDE_PARTS = np.array([np.nan, -np.inf, 0.0, -0.0, -1.0, 3e38, 2.5, -1.7e-40],
+                       dtype=np.float32)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mul", "div"])
+def test_hw_emu_complex64_matches_torch_bit_for_bit(name):
+    from fpgakern.ir import special
+
+    plans = [variant(f"binary_ops/{name}", 2, "complex64")]
+    fk_torch.use(open_plans(plans, "hw_emu"), strict=True)
+    try:
+        for values in (special.complex64(special.KERNEL_COMPLEX64_PARTS),
+                       _wide(_WIDE_PARTS)):
+            a, b = np.meshgrid(values, values, indexing="ij")
+            ta = torch.from_numpy(np.ascontiguousarray(a.ravel()))
+            tb = torch.from_numpy(np.ascontiguousarray(b.ravel()))
+            assert ta.numel() % TORCH_COMPLEX_STEP == 0
+            ours = getattr(torch.ops.fpgakern, name)(ta, tb)
+            want = getattr(torch, name)(ta, tb)
+            same = _bits_equal(want, ours)
+            assert same.all(), (int((~same).sum()), ta[~same][:4], tb[~same][:4])
+    finally:
+        fk_torch.use(open_plans([variant(k.qualname, max(k.rungs), d)
+                                 for k in LIBRARY.kernels for d in k.dtypes], "sw_emu"))
+
+
+def _wide(parts: np.ndarray) -> np.ndarray:
+    re, im = np.meshgrid(parts, parts, indexing="ij")
+    return np.stack([re.ravel(), im.ravel()], axis=-1).view(np.complex64).ravel()
+
+
 def test_fallback_warns_once_and_matches_cpu():
     fk_torch.use(open_plans([variant("binary_ops/add", 2, "float32")], "sw_emu"))
     try:

@@ -23,7 +23,7 @@ from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, sc
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
 from fpgakern.interface import FIRST_ARG_OFFSET, SIZE_ARG, KernelInterface, interface
-from fpgakern.ir import expr, shapes
+from fpgakern.ir import complex_lowering, expr, shapes
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
@@ -154,13 +154,13 @@ def check_supported(plan: Plan) -> None:
     """UsageError for plans the RTL backend cannot build at all (NoRtlOperator is raised
     later, per missing operator, and for a dtype with no RTL at all)."""
     kernel = plan.kernel
-    if plan.dtype.is_complex:  # issue 16, phase 1: HLS C++, C simulation and sw_emu only
-        raise NoRtlOperator(f"{plan.dtype.name} has no RTL yet (issue 16)")
     if len(kernel.outputs) != 1:
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
     if kernel.kind not in RTL_KINDS:
         raise UsageError(f"{kernel.qualname}: the RTL backend does not build {kernel.kind} "
                          "kernels yet")
+    if plan.dtype.is_complex and kernel.kind != "elementwise":
+        raise UsageError(f"{kernel.qualname}: complex64 RTL covers elementwise kernels only")
     out_dtype = kernel.output_dtype(plan.dtype.name)
     # An index reduction's int64 result is written as a word of its own (two beats on a
     # 32-bit port); every other result has the elements' width.
@@ -251,9 +251,15 @@ def broadcast_of(plan: Plan) -> Broadcast | None:
 
 def datapath_of(plan: Plan) -> Datapath:
     """The scheduled elementwise pipeline of ``plan``'s kernel (raises NoRtlOperator). A
-    broadcast kernel's takes its full inputs and its tables (Broadcast.tables)."""
+    broadcast kernel's takes its full inputs and its tables (Broadcast.tables). A
+    complex64 kernel's is its float32 lowering (fpgakern.ir.complex_lowering): the
+    outputs ``re`` and ``im`` over the inputs' components."""
     kernel = plan.kernel
     inputs = kernel.inputs
+    if plan.dtype.is_complex:
+        lowered = complex_lowering.lower(kernel.elementwise_body(plan.dtype.name), inputs)
+        return schedule_outputs(lowered.roots, lowered.inputs,
+                                tuple(s.name for s in kernel.scalars))
     bcast = broadcast_of(plan)
     if bcast is not None:
         assert kernel.layout is not None
@@ -353,9 +359,43 @@ def _pointers(plan: Plan, bcast: Broadcast | None) -> list[_Pointer]:
     return sorted(pointers, key=lambda x: x.per_channel)
 
 
+@dataclass(frozen=True)
+class _Lanes:
+    """How a datapath module's ports hold its lanes: ``elem_w`` bits per lane and port,
+    each ``lane_inputs`` signal (in_<signal>) sliced from a port at a bit offset within
+    the lane, and ``packed`` the (part, signal) results concatenated into one element of
+    ``y``, low part first (None: each output is a port of its own, or ``y``)."""
+
+    ports: tuple[str, ...]
+    elem_w: int
+    lane_inputs: tuple[tuple[str, str, int], ...]  # (signal, port, bit offset)
+    packed: tuple[tuple[str, str], ...] | None = None
+    unused_ports: tuple[str, ...] = ()
+
+
+def _lanes_of(plan: Plan, dp: Datapath) -> _Lanes:
+    """Lanes of 32-bit elements, one signal per used input; a complex64 kernel's lanes of
+    64 bits, re in [31:0] and im in [63:32] (its lowered inputs are the components, its
+    outputs re and im, packed)."""
+    used = dp.used_inputs
+    if not plan.dtype.is_complex:
+        return _Lanes(dp.inputs, 32, tuple((x, x, 0) for x in dp.inputs if x in used),
+                      unused_ports=tuple(x for x in dp.inputs if x not in used))
+    parts = complex_lowering.PARTS
+    ports = plan.kernel.inputs
+    slices = tuple((complex_lowering.component(x, part), x, 32 * i)
+                   for x in ports for i, part in enumerate(parts))
+    # A port is unused where any of its components is (a partly used port's bits are all
+    # listed as unused, which lint accepts).
+    return _Lanes(ports, plan.dtype.bits, tuple(s for s in slices if s[0] in used),
+                  tuple(dp.outputs),
+                  tuple(dict.fromkeys(port for x, port, _ in slices if x not in used)))
+
+
 def _render_datapath(plan: Plan, name: str, dp: Datapath, lanes: int, title: str,
                      expression: str) -> str:
-    unused = [f"x_{x}" for x in dp.inputs if x not in dp.used_inputs]
+    lay = _lanes_of(plan, dp)
+    unused = [f"x_{x}" for x in lay.unused_ports]
     unused += [f"sc_{s}" for s in dp.scalars if s not in dp.used_scalars]
     return _environment().get_template("datapath.sv.j2").render(
         header=file_header(plan, "Compute pipeline of the Vitis RTL kernel",
@@ -363,7 +403,10 @@ def _render_datapath(plan: Plan, name: str, dp: Datapath, lanes: int, title: str
         name=name,
         expression=expression,
         dp=dp,
-        lane_inputs=[x for x in dp.inputs if x in dp.used_inputs],
+        ports=lay.ports,
+        elem_w=lay.elem_w,
+        lane_inputs=lay.lane_inputs,
+        packed=lay.packed,
         lanes=lanes,
         unused=unused,
     )
@@ -418,8 +461,8 @@ def _row_design(plan: Plan) -> _Design:
             header=file_header(plan, "Row-kernel pipeline of the Vitis RTL kernel",
                                plan.rung.rtl_summary,
                                title=f"{module}: a pipeline of {plan.top}"),
-            name=module, expression=text, dp=dp, lane_inputs=list(dp.inputs), lanes=lanes,
-            unused=[])
+            name=module, expression=text, dp=dp, ports=dp.inputs, elem_w=32,
+            lane_inputs=[(x, x, 0) for x in dp.inputs], packed=None, lanes=lanes, unused=[])
     # Tables first, then the main input, on each bundle (one shared gmem before rung 2).
     order = [*d.tables, d.x]
     reads = [_ReadBundle(b, tuple(p for p in order if plan.bundle(p) == b))

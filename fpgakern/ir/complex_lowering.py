@@ -1,0 +1,189 @@
+"""complex64 expressions lowered to pairs of float32 expressions (the RTL's complex64).
+
+Why lowering, not complex operator modules: the op table stays the one place that says
+what each operation computes, and the float32 operators it lowers to (add, sub, mul,
+fma, div, neg, abs, eq, ge, where) are each already proven bit for bit against their
+references, with II=1 and their op-table latency, by tests/oplib. A complex64 kernel's
+RTL is then the same scheduler's pipeline (``schedule_outputs``) over two float32 roots,
+the real and the imaginary part, which share their common sub-expressions; the top
+module slices each 64-bit lane into its float32 components (re in bits [31:0], im in
+[63:32]) and packs ``{im, re}`` back. No new arithmetic, no new latencies to prove.
+
+:func:`lower` rewrites a typed complex64 graph (fpgakern.ir.expr) into that pair. Its
+float32 operations are exactly the op table's references (fpgakern.ir.ops: _cmul_parts,
+_fma's complex branch, _cdiv, _conj, _to_complex64), in the same order, with the same
+roundings and the same fusings, so the RTL is bit-identical to the reference and to
+torch. With x = (a, b), y = (c, d), z = (zr, zi):
+
+========================  ==============================================================
+complex64 node            (re, im) in float32 operations
+========================  ==============================================================
+input x                   (x_re, x_im): the components of the 64-bit lane
+literal v                 (v, +0)
+to_complex64(s)           (s, +0): s stays a float32 expression (a scalar, neg(alpha))
+conj(x)                   (a, neg(b)): a sign flip
+add(x, y) / sub(x, y)     (a + c, b + d) / (a - c, b - d)
+mul(x, y)                 (a*c - b*d, a*d + b*c), every product and sum rounded
+fma(x, y, z)              ((a*c - b*d) + zr, (a*d + b*c) + zi): the complex product, then
+                          the add, unfused (torch's complex vec::fmadd)
+div(x, y)                 Smith's algorithm, both branches computed and selected:
+                          r = d/c, s = 1/fma(d, r, c), (fma(b, r, a)*s,
+                          fma(-a, r, b)*s), replaced by (a/|c|, b/|d|) where c == 0
+                          and d == 0; r' = c/d, s' = 1/fma(c, r', d), (fma(a, r', b)*s',
+                          fma(b, r', -a)*s'); where(|c| >= |d|, first, second)
+========================  ==============================================================
+
+Every float32 sub-expression of a complex64 graph (a scalar, ``neg(alpha)``) is kept as
+it is; bool operands do not occur in complex64 graphs. The latencies these pipelines
+take are docs/rtl.md's ("complex64 by lowering"), measured by the schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fpgakern.errors import UsageError
+from fpgakern.ir import expr
+from fpgakern.ir.ops import OPS
+
+F32 = "float32"
+C64 = "complex64"
+PARTS = ("re", "im")  # in this order: re in bits [31:0] of the 64-bit lane, im above
+
+Pair = tuple[expr.Node, expr.Node]
+
+
+def component(name: str, part: str) -> str:
+    """The float32 input that holds one part (``re`` or ``im``) of complex input
+    ``name``."""
+    return f"{name}_{part}"
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """A complex64 graph as two float32 graphs over the inputs' components."""
+
+    re: expr.Node
+    im: expr.Node
+    # The float32 inputs the graphs use, component by component: (name)_re, (name)_im
+    # for each complex input name, in the order of the inputs given to :func:`lower`.
+    inputs: tuple[str, ...]
+
+    @property
+    def roots(self) -> dict[str, expr.Node]:
+        return {"re": self.re, "im": self.im}
+
+
+def _apply(name: str, *args: expr.Node) -> expr.Node:
+    op = OPS[name]
+    return expr.Apply(op.result_dtype or F32, op, args)
+
+
+def _zero() -> expr.Node:
+    return expr.Const(F32, 0.0)
+
+
+def _cmul(x: Pair, y: Pair) -> Pair:
+    """(ac - bd, ad + bc) with every product and sum rounded (ops._cmul_parts)."""
+    (a, b), (c, d) = x, y
+    return (_apply("sub", _apply("mul", a, c), _apply("mul", b, d)),
+            _apply("add", _apply("mul", a, d), _apply("mul", b, c)))
+
+
+def _cdiv(x: Pair, y: Pair) -> Pair:
+    """Smith's algorithm as ops._cdiv computes it, each branch in full, selected."""
+    (a, b), (c, d) = x, y
+    one = expr.Const(F32, 1.0)
+    abs_c, abs_d = _apply("abs", c), _apply("abs", d)
+    neg_a = _apply("neg", a)
+    # |c| >= |d|: r = d/c, s = 1/fma(d, r, c)
+    rat = _apply("div", d, c)
+    scl = _apply("div", one, _apply("fma", d, rat, c))
+    re_c = _apply("mul", _apply("fma", b, rat, a), scl)
+    im_c = _apply("mul", _apply("fma", neg_a, rat, b), scl)
+    # c == 0 and d == 0 (a complex inf or NaN): (a/|c|, b/|d|). The and of the two
+    # comparisons is two selects.
+    c_zero, d_zero = _apply("eq", abs_c, _zero()), _apply("eq", abs_d, _zero())
+    re_c = _apply("where", c_zero, _apply("where", d_zero, _apply("div", a, abs_c), re_c),
+                  re_c)
+    im_c = _apply("where", c_zero, _apply("where", d_zero, _apply("div", b, abs_d), im_c),
+                  im_c)
+    # otherwise (NaN included): r = c/d, s = 1/fma(c, r, d)
+    rat = _apply("div", c, d)
+    scl = _apply("div", one, _apply("fma", c, rat, d))
+    re_d = _apply("mul", _apply("fma", a, rat, b), scl)
+    im_d = _apply("mul", _apply("fma", b, rat, neg_a), scl)
+    larger_c = _apply("ge", abs_c, abs_d)
+    return _apply("where", larger_c, re_c, re_d), _apply("where", larger_c, im_c, im_d)
+
+
+def _fma(x: Pair, y: Pair, z: Pair) -> Pair:
+    re, im = _cmul(x, y)
+    return _apply("add", re, z[0]), _apply("add", im, z[1])
+
+
+def _componentwise(name: str) -> Callable[[Pair, Pair], Pair]:
+    def lowered(x: Pair, y: Pair) -> Pair:
+        return _apply(name, x[0], y[0]), _apply(name, x[1], y[1])
+    return lowered
+
+
+# Each complex64 op, by op-table name: its complex64 operands' (re, im) pairs in, the
+# result's pair out (to_complex64 and conj are handled in _Lowering.pair).
+_LOWERINGS: dict[str, Callable[..., Pair]] = {
+    "add": _componentwise("add"),
+    "sub": _componentwise("sub"),
+    "mul": _cmul,
+    "fma": _fma,
+    "div": _cdiv,
+}
+
+# Every complex64 op lower() handles (the op table's complex64 ops it may meet).
+LOWERED_OPS = frozenset({*_LOWERINGS, "to_complex64", "conj"})
+
+
+class _Lowering:
+    def __init__(self, inputs: tuple[str, ...]) -> None:
+        self.inputs = inputs
+        # Memo by canonical text: a sub-expression used twice is lowered once.
+        self.done: dict[str, Pair] = {}
+
+    def pair(self, node: expr.Node) -> Pair:
+        assert node.dtype == C64, node
+        key = expr.to_text(node)
+        if key in self.done:
+            return self.done[key]
+        match node:
+            case expr.Input(name=name):
+                result: Pair = (expr.Input(F32, component(name, "re")),
+                                expr.Input(F32, component(name, "im")))
+            case expr.Const(value=value):  # a real literal in complex context: (v, +0)
+                result = (expr.Const(F32, float(value)), _zero())
+            case expr.Apply(op=op, args=(real,)) if op.name == "to_complex64":
+                result = (real, _zero())
+            case expr.Apply(op=op, args=(x,)) if op.name == "conj":
+                re, im = self.pair(x)
+                result = (re, _apply("neg", im))
+            case expr.Apply(op=op, args=args) if op.name in _LOWERINGS:
+                result = _LOWERINGS[op.name](*(self.pair(a) for a in args))
+            case expr.Apply(op=op):
+                raise UsageError(f"complex64 {op.name} has no RTL (no float32 lowering) yet")
+            case _:
+                raise UsageError(f"complex64 {expr.to_text(node)} has no RTL yet")
+        self.done[key] = result
+        return result
+
+
+def lower(root: expr.Node, inputs: tuple[str, ...]) -> Lowered:
+    """The (re, im) float32 graphs of the complex64 graph ``root`` over complex64
+    ``inputs``: each input ``x`` becomes the float32 inputs ``x_re`` and ``x_im``
+    (:func:`component`). UsageError for an op with no lowering, or where a component's
+    name would be another input's."""
+    names = [component(x, part) for x in inputs for part in PARTS]
+    clash = sorted(set(names) & set(inputs))
+    if clash:
+        raise UsageError(f"complex64 RTL: input {clash[0]} clashes with the component of "
+                         "another input; rename it")
+    re, im = _Lowering(inputs).pair(root)
+    return Lowered(re, im, tuple(names))

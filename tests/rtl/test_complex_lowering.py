@@ -1,0 +1,128 @@
+"""complex64 RTL by lowering (fpgakern.ir.complex_lowering): each complex64 kernel's
+float32 (re, im) graphs, evaluated with the op table's float32 references, give the
+complex64 reference's bits on every pair of special values and on random data. The RTL
+operators are each proven against those float32 references (tests/oplib), and the
+schedule against the graph (the RTL simulations), so this is the step between."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fpgakern.backends.rtl.generate import datapath_of, render
+from fpgakern.errors import UsageError
+from fpgakern.ir import complex_lowering, expr
+from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ladder import plan
+from fpgakern.paths import library_dir
+from fpgakern.spec.library import Library
+from fpgakern.verify import reference, stimulus
+from fpgakern.verify.stimulus import Case
+
+C64 = DTYPES["complex64"]
+LIBRARY = Library(library_dir())
+KERNELS = [k.qualname for k in LIBRARY.kernels if "complex64" in k.dtypes]
+# A wider grid than the kernels' special values: huge and tiny parts (Smith's scaling),
+# negative, fractional and subnormal ones.
+WIDE_PARTS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -1.0, 3e38, 1e-38, 2.5, -1.7e-40,
+                       1e-30, 1e30, 1.4e-45], dtype=np.float32)
+
+
+def _grid(parts: np.ndarray) -> np.ndarray:
+    re, im = np.meshgrid(parts, parts, indexing="ij")
+    return np.stack([re.ravel(), im.ravel()], axis=-1).astype(np.float32).view(
+        np.complex64).ravel()
+
+
+def _components(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pairs = np.ascontiguousarray(x, dtype=np.complex64).view(np.float32).reshape(-1, 2)
+    return pairs[:, 0].copy(), pairs[:, 1].copy()
+
+
+def _lowered_result(kernel, case: Case) -> np.ndarray:
+    lowered = complex_lowering.lower(kernel.graph("complex64"), kernel.inputs)
+    parts: dict[str, np.ndarray] = {}
+    for name in kernel.inputs:
+        re, im = _components(case.tensors[name])
+        parts[complex_lowering.component(name, "re")] = re
+        parts[complex_lowering.component(name, "im")] = im
+    flat = Case(case.label, parts, case.scalars)
+    re = reference.evaluate_node(lowered.re, flat, case.size)
+    im = reference.evaluate_node(lowered.im, flat, case.size)
+    assert re.dtype == im.dtype == np.float32
+    return np.stack([re, im], axis=-1).view(np.complex64).ravel()
+
+
+def _same(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    a = ours.view(np.float32).reshape(-1, 2)
+    b = theirs.view(np.float32).reshape(-1, 2)
+    return ((a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))).all(1)
+
+
+def _cases(kernel) -> list[Case]:
+    rng = np.random.default_rng(16)
+    values = _grid(WIDE_PARTS)
+    if len(kernel.inputs) == 2:
+        a, b = np.meshgrid(values, values, indexing="ij")
+        tensors = {"a": a.ravel(), "b": b.ravel()}
+    else:
+        tensors = {kernel.inputs[0]: values}
+    cases = [Case("random", {x: stimulus.random_values(C64, 500, rng) for x in kernel.inputs},
+                  {s.name: s.default for s in kernel.scalars})]
+    scalar_values = [kernel.scalars[0].default, 2.5, -0.0, np.inf, np.nan] \
+        if kernel.scalars else [None]
+    for value in scalar_values:
+        cases.append(Case(f"special, scalars {value}", tensors,
+                          {s.name: value for s in kernel.scalars}))
+    return cases
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_lowering_is_the_reference_bit_for_bit(name):
+    kernel = LIBRARY.get(name)
+    for case in _cases(kernel):
+        expected = reference.expected_output(kernel, "complex64", case)
+        same = _same(_lowered_result(kernel, case), expected)
+        assert same.all(), (case.label, int((~same).sum()))
+
+
+def test_lowered_ops_are_float32_and_have_rtl():
+    for name in KERNELS:
+        kernel = LIBRARY.get(name)
+        lowered = complex_lowering.lower(kernel.graph("complex64"), kernel.inputs)
+        for root in (lowered.re, lowered.im):
+            for node in root.walk():
+                assert node.dtype in ("float32", expr.BOOL), (name, node)
+                if isinstance(node, expr.Apply):
+                    assert "float32" in node.op.rtl, (name, node.op.name)
+
+
+# Pipeline latency of each complex64 kernel, as the schedule gives it (docs/rtl.md's table
+# "complex64 by lowering" says the same).
+LATENCIES = {"binary_ops/add": 18, "binary_ops/sub": 18, "binary_ops/mul": 12,
+             "binary_ops/div": 50, "binary_ops/mul_scalar": 12, "unary_ops/conj": 0}
+
+
+@pytest.mark.parametrize("name", sorted(LATENCIES))
+def test_latency(name):
+    p = plan(LIBRARY.get(name), 4, "complex64")
+    assert datapath_of(p).latency == LATENCIES[name]
+
+
+def test_datapath_slices_and_packs_64_bit_lanes():
+    texts = render(plan(LIBRARY.get("binary_ops/mul"), 4, "complex64"))
+    dp = texts["mul_c64_datapath.sv"]
+    assert "input  logic [511:0] x_a," in dp
+    assert "assign in_a_re = x_a[lane*64 +: 32];" in dp
+    assert "assign in_a_im = x_a[lane*64 + 32 +: 32];" in dp
+    assert "assign y[lane*64 +: 64] = {n" in dp
+    texts = render(plan(LIBRARY.get("unary_ops/conj"), 0, "complex64"))
+    dp = texts["conj_c64_datapath.sv"]
+    assert "input  logic [63:0]  x_x," in dp
+    assert "assign y[lane*64 +: 64] = {n0_neg, in_x_re};" in dp
+
+
+def test_component_name_clash_is_refused():
+    graph = expr.parse("a * b", {"a": "complex64", "b": "complex64"}, {})
+    with pytest.raises(UsageError, match="clashes"):
+        complex_lowering.lower(graph, ("a", "b", "a_re"))
