@@ -46,7 +46,7 @@ def _chosen(result: BuildResult) -> tuple[Choice, list[str]]:
             continue
         rtl = by_step.get("rtl")
         if rtl is not None and rtl.status == SKIPPED:
-            # The library is a hardware link: a kernel with no RTL (complex64 for now)
+            # The library is a hardware link: a kernel with no RTL (an op without one)
             # would be a CPU model with nothing to run on the card.
             left_out.append(f"{variant}: left out (no RTL: {rtl.reason})")
             continue

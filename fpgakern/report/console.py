@@ -179,7 +179,7 @@ def artifact_lines(result: BuildResult) -> list[Text]:
         folder = tasks[0].folder
         lines.append(Text(f"{variant}: {display_path(folder)}/"))
         for task in tasks:
-            if task.status == SKIPPED:  # one line saying why (complex64: no RTL yet)
+            if task.status == SKIPPED:  # one line saying why (an op with no RTL yet)
                 lines.append(Text(f"  {task.step.name:5} skipped: {task.reason}"))
                 continue
             if task.outcome is None:

@@ -112,13 +112,13 @@ def test_latency(name):
 def test_datapath_slices_and_packs_64_bit_lanes():
     texts = render(plan(LIBRARY.get("binary_ops/mul"), 4, "complex64"))
     dp = texts["mul_c64_datapath.sv"]
-    assert "input  logic [511:0] x_a," in dp
+    assert "input  logic [511:0]   x_a," in dp
     assert "assign in_a_re = x_a[lane*64 +: 32];" in dp
     assert "assign in_a_im = x_a[lane*64 + 32 +: 32];" in dp
     assert "assign y[lane*64 +: 64] = {n" in dp
     texts = render(plan(LIBRARY.get("unary_ops/conj"), 0, "complex64"))
     dp = texts["conj_c64_datapath.sv"]
-    assert "input  logic [63:0]  x_x," in dp
+    assert "input  logic [63:0]    x_x," in dp
     assert "assign y[lane*64 +: 64] = {n0_neg, in_x_re};" in dp
 
 

@@ -323,9 +323,13 @@ def _design(plan: Plan) -> _Design:
             f"{bcast.module}: the channel pipeline of {plan.top}, once per channel",
             "; ".join(f"{t} = {_text_of(kernel, plan, t)}" for t in bcast.tables))
     if not bare:
+        expression = kernel.expression.strip()
+        if plan.dtype.is_complex:
+            expression += (", lowered to float32 operations on the real and imaginary parts "
+                           "(fpgakern/ir/complex_lowering.py)")
         texts[f"{dp_name}.sv"] = _render_datapath(
             plan, dp_name, dp, plan.lanes, f"{dp_name}: the compute pipeline of {plan.top}",
-            kernel.expression.strip())
+            expression)
 
     texts[f"{plan.top}.sv"] = env.get_template(arch.template).render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
