@@ -3,7 +3,7 @@
 // Included by the generated model source after it defines:
 //   FKEMU_TOP            the Verilated class (V<top>)
 //   FKEMU_TOP_NAME       "<top>"
-//   FKEMU_DATA_BYTES     bytes per m_axi data beat (4, or 64 at rung 4)
+//   FKEMU_DATA_BYTES     bytes per m_axi data beat (the element's 4 or 8, or 64 at rung 4)
 //   FKEMU_FOR_EACH_BUNDLE(X)  X(gmem0) X(gmem1) ... one per m_axi bundle
 //
 // One clock cycle is: drive the memory model's outputs, settle the design with ap_clk
@@ -48,18 +48,24 @@ namespace fkemu {
 
 constexpr unsigned kBeatBytes = FKEMU_DATA_BYTES;
 
-// Beat data in and out of the model's ports: 32-bit buses are IData, wider ones VlWide.
+// Beat data in and out of the model's ports: 32-bit buses are IData, 64-bit ones QData
+// (complex64 below rung 4), wider ones VlWide.
 inline void put_beat(uint32_t& port, const uint8_t* src) { std::memcpy(&port, src, 4); }
+inline void put_beat(uint64_t& port, const uint8_t* src) { std::memcpy(&port, src, 8); }
 template <std::size_t W>
 inline void put_beat(VlWide<W>& port, const uint8_t* src) {
     std::memcpy(&port[0], src, W * 4);
 }
 inline void clear_beat(uint32_t& port) { port = 0; }
+inline void clear_beat(uint64_t& port) { port = 0; }
 template <std::size_t W>
 inline void clear_beat(VlWide<W>& port) {
     for (std::size_t i = 0; i < W; ++i) port[i] = 0;
 }
 inline const uint8_t* beat_bytes(const uint32_t& port) {
+    return reinterpret_cast<const uint8_t*>(&port);
+}
+inline const uint8_t* beat_bytes(const uint64_t& port) {
     return reinterpret_cast<const uint8_t*>(&port);
 }
 template <std::size_t W>
