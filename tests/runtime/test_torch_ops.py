@@ -382,7 +382,8 @@ def test_hw_emu_complex64_matches_torch_bit_for_bit(name):
     from fpgakern.ir import special
 
     plans = [variant(f"binary_ops/{name}", 2, "complex64")]
-    fk_torch.use(open_plans(plans, "hw_emu"), strict=True)
+    device = open_plans(plans, "hw_emu")
+    fk_torch.use(device, strict=True)
     try:
         for values in (special.complex64(special.KERNEL_COMPLEX64_PARTS),
                        _wide(_WIDE_PARTS)):
@@ -394,6 +395,8 @@ def test_hw_emu_complex64_matches_torch_bit_for_bit(name):
             want = getattr(torch, name)(ta, tb)
             same = _bits_equal(want, ours)
             assert same.all(), (int((~same).sum()), ta[~same][:4], tb[~same][:4])
+            call = device.kernel(f"binary_ops/{name}").last_call
+            assert call is not None and call.target == "hw_emu" and call.n == ta.numel()
     finally:
         fk_torch.use(open_plans([variant(k.qualname, max(k.rungs), d)
                                  for k in LIBRARY.kernels for d in k.dtypes], "sw_emu"))
