@@ -152,7 +152,7 @@ def _environment() -> jinja2.Environment:
 
 def check_supported(plan: Plan) -> None:
     """UsageError for plans the RTL backend cannot build at all (NoRtlOperator is raised
-    later, per missing operator, and for a dtype with no RTL at all)."""
+    later, per missing operator; complex64 is built by lowering, datapath_of)."""
     kernel = plan.kernel
     if len(kernel.outputs) != 1:
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
