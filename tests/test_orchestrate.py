@@ -223,8 +223,9 @@ def test_failure_keeps_going_and_retry_reruns_only_failures(specs, exp_csim_cras
 
 def test_failed_kernel_is_left_out_of_the_library_link(specs, exp_csim_crashes):
     """The whole pipeline at rung 4: exp fails its csim, so the library .xclbin links add
-    and sum only; the category's host entry still names exp (it answers missing_kernel at
-    run time instead of failing to compile)."""
+    (complex64 included: its RTL is the float32 lowering) and sum only; the category's
+    host entry still names exp (it answers missing_kernel at run time instead of failing
+    to compile)."""
     data = build(specs, "--rungs", "4", until=None)
     assert not data["passed"]
     assert statuses(data)[("unary_ops/exp", 4, "float32", "csim")] == "failed"
