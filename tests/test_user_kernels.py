@@ -136,7 +136,7 @@ def _generated(p, folder: Path) -> dict[str, str]:
     """Every file the HLS, host and RTL generators write for plan ``p``, by name."""
     hls.generate(p, folder / "hls")
     host.generate(p, folder / "host")
-    # A variant without RTL (complex64, issue 16) has none in any category.
+    # A variant without RTL (an op with no RTL module) has none in any category.
     with contextlib.suppress(NoRtlOperator):
         generate_rtl(p, folder / "rtl")
     return {str(f.relative_to(folder)): f.read_text()
