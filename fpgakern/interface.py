@@ -95,18 +95,27 @@ class KernelInterface:
         raise KeyError(name)
 
 
+def _pointer_ctype(plan: Plan, pointer: str) -> str:
+    """A pointer's element type in host C++: the variant's dtype, but a transform's
+    output its own (rfft's complex64, irfft's float32)."""
+    dtype = plan.dtype
+    if plan.kernel.kind == "transform":
+        dtype = plan.kernel.pointer_dtype(pointer, plan.dtype.name)
+    return dtype.host_ctype.replace("int32_t", "int")
+
+
 def interface(plan: Plan) -> KernelInterface:
     """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, then
     the size arguments (``n``; a shaped kernel's are ``Kernel.size_args``)."""
     # The host's spelling (complex64: std::complex<float>); a complex64 kernel's scalars
     # are float.
-    ctype = plan.dtype.host_ctype.replace("int32_t", "int")
     scalar_ctype = DTYPES[plan.dtype.scalar_dtype].host_ctype.replace("int32_t", "int")
     args: list[Arg] = []
     offset = FIRST_ARG_OFFSET
     for name in plan.pointers:
         direction: Literal["in", "out"] = "out" if name in plan.kernel.outputs else "in"
         port = f"m_axi_{plan.bundle(name)}"
+        ctype = _pointer_ctype(plan, name)
         args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
         offset += 0x0C
     scalar_names = [s.name for s in plan.kernel.scalars]
