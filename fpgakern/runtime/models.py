@@ -113,6 +113,15 @@ def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
     output = pointer in kernel.outputs
     if kernel.is_reduction and output:
         return str(kernel.output_dtype(plan.dtype.name).bytes)  # out[0], whatever n is
+    if kernel.transform is not None:
+        # Rows of input_length(n) (output_length(n)) elements, each padded to whole words
+        # of the pointer's own element type (runtime/transform.py).
+        half = (kernel.transform == "irfft") != output
+        count = "(n / 2 + 1)" if half and kernel.transform in ("rfft", "irfft") else "n"
+        lanes = plan.pointer_lanes(pointer)
+        element = kernel.pointer_dtype(pointer, plan.dtype.name).bytes
+        return (f"static_cast<uint64_t>(rows > 0 ? rows : 0) * "
+                f"static_cast<uint64_t>(({count} + {lanes - 1}) / {lanes} * {lanes}) * {element}")
     lay = kernel.layout
     kind = kernel.kind
     table = lay is not None and pointer in lay.channel_inputs
