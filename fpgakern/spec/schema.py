@@ -139,7 +139,8 @@ def _names(doc: Located, key: str, value: Any, *, exactly_one: bool = False) -> 
     if not isinstance(value, list) or not value:
         raise doc.error(key, "expected a non-empty list of names")
     if exactly_one and len(value) != 1:
-        raise doc.error(key, f"exactly one output is supported, got {len(value)}")
+        raise doc.error(key, f"exactly one {key.removesuffix('s')} is supported, got "
+                             f"{len(value)}")
     names = tuple(check_identifier(doc, key, v, key, i) for i, v in enumerate(value))
     for i, name in enumerate(names):
         if name in names[:i]:
