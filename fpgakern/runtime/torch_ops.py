@@ -58,9 +58,9 @@ import torch
 
 from fpgakern.errors import FpgakernError, ToolError, UsageError, display_path
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
+from fpgakern.runtime import torch_shaped, torch_spectral
 from fpgakern.runtime.device import Device, KernelHandle, KernelUnavailable
 from fpgakern.runtime.device import open as open_device
-from fpgakern.runtime import torch_shaped, torch_spectral
 from fpgakern.runtime.torch_shaped import Signature
 from fpgakern.spec.library import Library
 

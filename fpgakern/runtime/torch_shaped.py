@@ -143,7 +143,8 @@ def _rms_norm(a: dict[str, Any]) -> Bound | str:
 
 def signature(schema: str, bind: Callable[[dict[str, Any]], Bound | str]) -> Signature:
     """A Signature from torch's argument list (schema syntax) and its binder."""
-    names, defaults = [], {}
+    names: list[str] = []
+    defaults: dict[str, Any] = {}
     for param in schema.split(", "):
         declared, _, default = param.partition("=")
         name = declared.split()[-1]
