@@ -49,10 +49,17 @@ def build(transform: str, rung: int) -> Path:
 
 def random_row_values(rng: np.random.Generator, shape: tuple[int, ...], special: bool
                       ) -> np.ndarray:
+    """Random float32 values over 16 binades; with ``special``, the first row is special
+    values only (NaN, infinities, zeros of both signs, subnormals, huge values), the next
+    one is subnormal and zero, the others have 5% of them."""
     values = (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 8, shape))).astype(np.float32)
     if special:
         picks = rng.random(shape) < 0.05
         values[picks] = rng.choice(SPECIALS, int(picks.sum()))
+        values[0] = rng.choice(SPECIALS, shape[-1])
+        if shape[0] > 1:
+            tiny = rng.integers(-2**20, 2**20, shape[-1]).astype(np.int32)
+            values[1] = np.where(tiny % 3 == 0, 0, tiny).astype(np.float32) * np.float32(2**-149)
     return values
 
 
@@ -80,22 +87,30 @@ def same_bits(expected: np.ndarray, actual: np.ndarray) -> bool:
 
 
 def run_cases(binary: Path, transform: str, cases: list[tuple[np.ndarray, int, np.float32]],
-              work: Path) -> None:
+              work: Path, *, corrupt: bool = False) -> subprocess.CompletedProcess[str]:
+    """Runs the testbench on ``cases`` and checks its outputs here too; ``corrupt`` flips
+    a bit of the first case's reference, which the testbench must report."""
     argv = [str(binary)]
     expected = []
     for i, (x, n, scale) in enumerate(cases):
         y = fft.transform(transform, x, n, scale)
         expected.append(y)
+        if corrupt and i == 0:
+            y = y.copy()
+            y.view(np.uint32).flat[1] ^= 1
         rows = x.shape[0]
         (work / f"case{i}.bin").write_bytes(
             np.array([rows, n], dtype=np.int32).tobytes() + np.float32(scale).tobytes()
             + np.ascontiguousarray(x).tobytes() + np.ascontiguousarray(y).tobytes())
         argv += [str(work / f"case{i}.bin"), str(work / f"out{i}.bin")]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if corrupt:
+        return done
     assert done.returncode == csim.TB_MATCH, done.stderr[-2000:]
     for i, y in enumerate(expected):
         actual = np.fromfile(work / f"out{i}.bin", dtype=y.dtype).reshape(y.shape)
         assert same_bits(y, actual), f"case {i}: fpgakern's comparison disagrees"
+    return done
 
 
 @pytest.mark.parametrize("rung", RUNGS)
@@ -123,6 +138,17 @@ def test_longest(transform: str, rung: int, tmp_path: Path) -> None:
               fft.norm_scale(transform, n, "ortho"))
              for special in (False, True)]
     run_cases(binary, transform, cases, tmp_path)
+
+
+@pytest.mark.parametrize("transform", ["rfft", "irfft"])
+def test_testbench_reports_a_mismatch(transform: str, tmp_path: Path) -> None:
+    """The testbench checks results itself (Vitis cosim needs that): one bit off in the
+    reference is a mismatch, exit status 1."""
+    binary = build(transform, 4)
+    x = case_input(transform, np.random.default_rng(3), 2, 16, False)
+    done = run_cases(binary, transform, [(x, 16, np.float32(1.0))], tmp_path, corrupt=True)
+    assert done.returncode == csim.TB_MISMATCH, done.stderr
+    assert "1 of" in done.stderr
 
 
 def test_render_contract() -> None:
