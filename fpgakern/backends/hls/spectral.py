@@ -37,6 +37,33 @@ BURST = 256  # rung 1's max_read/write_burst_length (beats of one element)
 WIDE_BURST = 64  # rung 4's: 64 words of 64 bytes, one 4 KiB burst
 
 
+def testbench_case(transform: str, x: np.ndarray, n: int, scale: np.float32) -> bytes:
+    """A case file of the testbench (``<top>_tb CASE.bin OUT.bin ...``): int32 rows, int32
+    n, float32 scale, the input rows packed (complex64, or float32 for rfft), then
+    fft.transform's output rows packed, which the testbench compares its results with."""
+    kind = _transform(transform)
+    element = np.float32 if kind == "rfft" else np.complex64
+    rows = np.ascontiguousarray(x, dtype=element).reshape(-1, fft.input_length(kind, n))
+    expected = fft.transform(kind, rows, n, np.float32(scale))
+    return (np.array([rows.shape[0], n], dtype=np.int32).tobytes()
+            + np.float32(scale).tobytes() + rows.tobytes()
+            + np.ascontiguousarray(expected).tobytes())
+
+
+def testbench_output(transform: str, data: bytes, rows: int, n: int) -> np.ndarray:
+    """The testbench's OUT.bin as rows of the transform's output (packed, unpadded)."""
+    kind = _transform(transform)
+    element = np.float32 if kind == "irfft" else np.complex64
+    return np.frombuffer(data, dtype=element).reshape(rows, fft.output_length(kind, n))
+
+
+def _transform(name: str) -> fft.Transform:
+    for kind in fft.TRANSFORMS:
+        if kind == name:
+            return kind
+    raise ValueError(f"unknown transform {name!r} (known: {', '.join(fft.TRANSFORMS)})")
+
+
 def twiddle_header_name(top: str) -> str:
     return f"{top}_twiddles.h"
 
@@ -111,16 +138,15 @@ def twiddle_header(top: str, rung: int, max_n: int = fft.MAX_FFT) -> str:
 def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
             stream_depth: int, compute_units: int, cosim_rows: int) -> dict[str, Any]:
     """What the spectral templates read."""
-    if transform not in fft.TRANSFORMS:
-        raise ValueError(f"unknown transform {transform!r} (known: {', '.join(fft.TRANSFORMS)})")
+    kind = _transform(transform)
     if rung not in RUNGS:
         raise ValueError(f"rung {rung} is not one of {sorted(RUNGS)}")
     fft.check_length(max_n)
     if lanes != (COMPLEX_LANES if rung == 4 else 1):
         raise ValueError(f"rung {rung} takes {COMPLEX_LANES if rung == 4 else 1} complex "
                          f"lane(s) a word, not {lanes}")
-    in_complex = transform != "rfft"
-    out_complex = transform != "irfft"
+    in_complex = kind != "rfft"
+    out_complex = kind != "irfft"
 
     def lanes_of(is_complex: bool) -> int:
         if rung != 4:
@@ -131,12 +157,12 @@ def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
         return -(-length // lane_count) * lane_count
 
     in_lanes, out_lanes = lanes_of(in_complex), lanes_of(out_complex)
-    in_pitch = pitch(fft.input_length(transform, max_n), in_lanes)
-    out_pitch = pitch(fft.output_length(transform, max_n), out_lanes)
+    in_pitch = pitch(fft.input_length(kind, max_n), in_lanes)
+    out_pitch = pitch(fft.output_length(kind, max_n), out_lanes)
     return {
         "top": top,
         "transform": transform,
-        "inverse": fft.is_inverse(transform),
+        "inverse": fft.is_inverse(kind),
         "rung": rung,
         "rung_name": RUNGS[rung],
         "lanes": lanes,
