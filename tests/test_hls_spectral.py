@@ -126,6 +126,18 @@ def test_bit_exact(transform: str, rung: int, tmp_path: Path) -> None:
     run_cases(binary, transform, cases, tmp_path)
 
 
+@pytest.mark.parametrize("rung", RUNGS)
+@pytest.mark.parametrize("transform", fft.TRANSFORMS)
+def test_every_length(transform: str, rung: int, tmp_path: Path) -> None:
+    """Every power of two up to 8192 (each rung's stages, bypasses and banks differ by
+    length): a row of special values, one of subnormals and zeros, one random."""
+    binary = build(transform, rung)
+    rng = np.random.default_rng(5000 + 10 * rung + fft.TRANSFORMS.index(transform))
+    cases = [(case_input(transform, rng, 3, 1 << b, True), 1 << b,
+              fft.norm_scale(transform, 1 << b, "ortho")) for b in range(3, 14)]
+    run_cases(binary, transform, cases, tmp_path)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("rung", RUNGS)
 @pytest.mark.parametrize("transform", fft.TRANSFORMS)
