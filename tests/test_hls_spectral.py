@@ -174,6 +174,12 @@ def test_render_contract() -> None:
         spectral.render_spectral("x", "dct", 0)
     with pytest.raises(ValueError):
         spectral.render_spectral("x", "fft", 5)
+    with pytest.raises(ValueError):
+        spectral.render_spectral("fft c64", "fft", 0)
+    with pytest.raises(ValueError):
+        spectral.render_spectral("x", "fft", 4, lanes=16)
+    with pytest.raises(ValueError):
+        spectral.render_spectral("x", "fft", 2, max_n=1000)
 
 
 def test_hex_float_exact() -> None:

@@ -139,6 +139,11 @@ def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
             stream_depth: int, compute_units: int, cosim_rows: int) -> dict[str, Any]:
     """What the spectral templates read."""
     kind = _transform(transform)
+    if not (top.isascii() and top.isidentifier()):
+        raise ValueError(f"top {top!r} is not a C identifier")
+    if stream_depth < 2 or compute_units < 1 or cosim_rows < 1:
+        raise ValueError(f"stream_depth {stream_depth} (>= 2), compute_units {compute_units} "
+                         f"and cosim_rows {cosim_rows} (>= 1) out of range")
     if rung not in RUNGS:
         raise ValueError(f"rung {rung} is not one of {sorted(RUNGS)}")
     fft.check_length(max_n)
