@@ -27,10 +27,10 @@ SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -3e-39, 1.17e-38
                      3.4e38, -1.0, 2.5], dtype=np.float32)
 
 
-def build(transform: str, rung: int) -> Path:
+def build(transform: str, rung: int, max_n: int = fft.MAX_FFT) -> Path:
     """The compiled testbench of the rung's kernel, once per content (the csim cache)."""
     top = f"{transform}_c64"
-    files = spectral.render_spectral(top, transform, rung)
+    files = spectral.render_spectral(top, transform, rung, max_n=max_n)
     include = csim.csim_include_dir()
     headers = [p.name + "\n" + p.read_text() for p in sorted(include.glob("*.h"))]
     key = sha256_text(gxx.identity(), *csim.CXXFLAGS,
@@ -135,6 +135,18 @@ def test_every_length(transform: str, rung: int, tmp_path: Path) -> None:
     rng = np.random.default_rng(5000 + 10 * rung + fft.TRANSFORMS.index(transform))
     cases = [(case_input(transform, rng, 3, 1 << b, True), 1 << b,
               fft.norm_scale(transform, 1 << b, "ortho")) for b in range(3, 14)]
+    run_cases(binary, transform, cases, tmp_path)
+
+
+@pytest.mark.parametrize("rung", (0, 1, 2, 4))
+@pytest.mark.parametrize("transform", ("ifft", "rfft"))
+def test_smaller_max_n(transform: str, rung: int, tmp_path: Path) -> None:
+    """A kernel for transforms of at most 64 points (tables and buffers of that size, the
+    twiddles subsampled from the same quarter wave) up to its longest."""
+    binary = build(transform, rung, max_n=64)
+    rng = np.random.default_rng(77 + rung)
+    cases = [(case_input(transform, rng, 3, n, True), n, fft.norm_scale(transform, n, None))
+             for n in (8, 16, 32, 64)]
     run_cases(binary, transform, cases, tmp_path)
 
 
