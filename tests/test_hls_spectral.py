@@ -13,10 +13,12 @@ import pytest
 
 from fpgakern.backends.hls import spectral
 from fpgakern.ir import fft
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text
 from fpgakern.verify import csim
+from fpgakern.verify import spectral as verify_spectral
 
 pytestmark = pytest.mark.skipif(not gxx.finds_header("vector"), reason="no C++ compiler")
 
@@ -136,6 +138,22 @@ def test_every_length(transform: str, rung: int, tmp_path: Path) -> None:
     cases = [(case_input(transform, rng, 3, 1 << b, True), 1 << b,
               fft.norm_scale(transform, 1 << b, "ortho")) for b in range(3, 14)]
     run_cases(binary, transform, cases, tmp_path)
+
+
+@pytest.mark.parametrize("rung", RUNGS)
+def test_verify_cases(library, rung: int, tmp_path: Path) -> None:
+    """The transform kind's own C-simulation cases (verify.spectral: several lengths and
+    norms, special rows, one row, no rows) for every spectral_ops kernel."""
+    kernels = [k for k in library.kernels if k.kind == "transform"]
+    assert {k.transform for k in kernels} == set(fft.TRANSFORMS)
+    for kernel in kernels:
+        assert kernel.transform is not None
+        work = tmp_path / kernel.transform
+        work.mkdir()
+        cases = [(c.tensors[kernel.inputs[0]], verify_spectral.transform_length(kernel, c),
+                  np.float32(c.scalars["scale"]))
+                 for c in verify_spectral.cases(kernel, DTYPES[kernel.dtypes[0]])]
+        run_cases(build(kernel.transform, rung), kernel.transform, cases, work)
 
 
 @pytest.mark.parametrize("rung", (0, 1, 2, 4))
