@@ -219,8 +219,8 @@ def render_spectral(top: str, transform: str, rung: int, *, lanes: int | None = 
     env = templates.environment(paths.data_dir("hls_templates"))
     include = paths.data_dir("hls_templates") / "include" / "fpgakern_ops.h"
     return {
-        f"{top}.cpp": env.get_template("spectral/kernel.cpp.j2").render(**ctx),
-        f"{top}_tb.cpp": env.get_template("spectral/testbench.cpp.j2").render(**ctx),
+        f"{top}.cpp": env.get_template("transform/kernel.cpp.j2").render(**ctx),
+        f"{top}_tb.cpp": env.get_template("transform/testbench.cpp.j2").render(**ctx),
         twiddle_header_name(top): twiddle_header(top, rung, max_n),
         "fpgakern_ops.h": include.read_text(encoding="utf-8"),
     }
