@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.backends import hls
+from fpgakern.backends.hls import spectral
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
@@ -84,9 +85,14 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     spelling = CSpelling(plan, iface)
     word_bytes = plan.port_bits // 8
     pointers = []
-    for arg in iface.pointers:
+    transform_types = None
+    if plan.kernel.transform is not None:  # each pointer its own type (hls.spectral)
+        transform_types = spectral.pointer_types(plan.kernel.transform, plan.rung.index)
+    for index, arg in enumerate(iface.pointers):
         param = spelling.param(arg)  # e.g. "const word_t* a"
         ctype = param.rsplit("*", 1)[0].strip()
+        if transform_types is not None:
+            ctype = ("const " if arg.direction == "in" else "") + transform_types[index]
         pointers.append({"name": arg.name, "ctype": ctype, "offset": arg.offset,
                          "bytes": _pointer_bytes(plan, arg.name, word_bytes),
                          "write": arg.direction == "out"})

@@ -198,6 +198,14 @@ def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
     }
 
 
+def pointer_types(transform: str, rung: int) -> tuple[str, str]:
+    """The C types of the kernel's ``x`` and ``out`` pointees (its signature's): an
+    element below rung 4, a 512-bit ``hls::vector`` word at rung 4."""
+    ctx = context("top", transform, rung, lanes=COMPLEX_LANES if rung == 4 else 1,
+                  max_n=fft.MIN_FFT, stream_depth=2, compute_units=1, cosim_rows=1)
+    return ctx["IN_W"], ctx["OUT_W"]
+
+
 def render_spectral(top: str, transform: str, rung: int, *, lanes: int | None = None,
                     max_n: int = fft.MAX_FFT, stream_depth: int = 8,
                     compute_units: int = 4, cosim_rows: int = 4) -> dict[str, str]:
