@@ -126,7 +126,7 @@ def test_within_bounds_against_float64(n, transform, norm):
 
 @pytest.mark.parametrize("transform", fft.TRANSFORMS)
 def test_torch_is_within_the_same_target(transform):
-    # For comparison, not a requirement on torch: its FFT (pocketfft here) on the same rows.
+    # For comparison, not a requirement on torch: its FFT (oneMKL in this wheel) on the same rows.
     n = 1024
     x = _input(transform, 4, n)
     got = getattr(torch.fft, transform)(torch.from_numpy(x)).numpy()
