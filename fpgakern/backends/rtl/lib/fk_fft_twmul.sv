@@ -14,6 +14,9 @@ module fk_fft_twmul (
     input  logic [31:0] s,
     output logic [63:0] y
 );
+    // One C++ class for every instance in a Verilator model (a simulator pragma: the
+    // lanes core has hundreds of these; inlined, each would be compiled again).
+    /* verilator no_inline_module */
     logic [31:0] rc, is_, ic, rs;
     fk_fp32_mul u_rc (.clk(clk), .ce(ce), .a(x[31:0]),  .b(c), .y(rc));
     fk_fp32_mul u_is (.clk(clk), .ce(ce), .a(x[63:32]), .b(s), .y(is_));
