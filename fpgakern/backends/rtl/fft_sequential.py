@@ -101,6 +101,7 @@ def render_fft_sequential(top: str, transform: str, rung: int) -> dict[str, str]
         max_burst=max_burst, outstanding=outstanding, fifo_depth=fifo_depth,
         in_desc=in_desc.get(transform, "n * 8 bytes (complex64)"),
         out_desc=out_desc.get(transform, "n * 8 bytes (complex64)"),
+        ideal_1024=f"{ideal_cycles(transform, 1024):,}",
     )
     return {f"{top}.sv": text}
 
