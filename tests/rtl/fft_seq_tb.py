@@ -126,7 +126,7 @@ async def fft_runs(dut) -> None:
         out_bytes = want.nbytes
         # Input just below a 4 KiB boundary (8-byte aligned) so bursts split there.
         x_addr = 0x10000 + 0x1000 - 0x48 + 0x80000 * (run % 2)
-        out_addr = x_addr + 0x40000 + 0x1000 * (run % 3)
+        out_addr = x_addr + len(x_bytes) + 0x1000 * (run % 3 + 1) + 0x38  # 8-byte aligned
         ram.write(x_addr, x_bytes)
         sentinel = bytes([0xA5]) * (out_bytes + 2 * GUARD)
         ram.write(out_addr - GUARD, sentinel)

@@ -100,6 +100,17 @@ def test_fft_sequential_cycles(transform, tmp_path):
     assert result["per"] <= ideal + 300, (result, ideal)
 
 
+# The longest transform: 17-bit lengths, 16-bit bit reversal, the whole work memory.
+@SLOW
+@pytest.mark.parametrize("transform", ["fft", "irfft"])
+def test_fft_sequential_max_length(transform, tmp_path):
+    n = fft.MAX_FFT
+    runs = [{"n": n, "rows": 1, "styles": ["normal"],
+             "scale": float(fft.norm_scale(transform, n, "ortho"))}]
+    (result,) = run_fft(transform, 1, runs, tmp_path, memory="lean")
+    assert result["per"] <= fft_sequential.ideal_cycles(transform, n) + 300, result
+
+
 @pytest.mark.parametrize("rung", fft_sequential.RUNGS)
 @pytest.mark.parametrize("transform", fft.TRANSFORMS)
 def test_fft_sequential_lints_clean(transform, rung, tmp_path):

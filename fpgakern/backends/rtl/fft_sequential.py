@@ -17,6 +17,7 @@ every transform (a float32 row moves as pairs of floats per beat, so x and out m
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.backends.rtl import sources
@@ -33,9 +34,22 @@ BUTTERFLY_LATENCY = 18  # fk_fft_butterfly
 BUTTERFLY_PIPE = ROM_LATENCY + BUTTERFLY_LATENCY  # issue to write back
 OPERATORS = ("fk_fft_butterfly", "fk_fp32_mul")  # the oplib modules the top instantiates
 
-_ARCH = {  # rung: (max burst, outstanding bursts per engine, FIFO depth)
-    0: (1, 1, 2),
-    1: (256, 4, 512),
+
+
+@dataclass(frozen=True)
+class FftArch:
+    """The AXI and buffering numbers of a rung."""
+
+    read_burst: int  # beats
+    read_outstanding: int  # bursts
+    write_burst: int  # beats: short, since a burst waits for all its data to be issued
+    write_outstanding: int  # bursts awaiting B
+    fifo_depth: int  # beats, the input and the output FIFO (read and output credits)
+
+
+ARCH = {
+    0: FftArch(1, 1, 1, 1, 2),  # single beats, one transaction at a time
+    1: FftArch(256, 4, 16, 16, 512),
 }
 
 
@@ -91,14 +105,13 @@ def render_fft_sequential(top: str, transform: str, rung: int) -> dict[str, str]
     """{file name: text} of the kernel ``top`` computing ``transform`` at ``rung`` (0 or 1):
     one file, ``<top>.sv``; it needs :func:`fft_sequential_files` besides."""
     _check(transform, rung)
-    max_burst, outstanding, fifo_depth = _ARCH[rung]
     in_desc = {"rfft": "n * 4 bytes (float32)", "irfft": "(n/2 + 1) * 8 bytes (complex64)"}
     out_desc = {"rfft": "(n/2 + 1) * 8 bytes (complex64)", "irfft": "n * 4 bytes (float32)"}
     text = _environment().get_template("top_fft_sequential.sv.j2").render(
         header=_header(top, transform, rung),
         top=top, transform=transform, rung=rung, inverse=fft.is_inverse(transform),
         ctrl=_control(fft_interface(top, transform)), col=port_column(DATA_W),
-        max_burst=max_burst, outstanding=outstanding, fifo_depth=fifo_depth,
+        arch=ARCH[rung],
         in_desc=in_desc.get(transform, "n * 8 bytes (complex64)"),
         out_desc=out_desc.get(transform, "n * 8 bytes (complex64)"),
         ideal_1024=f"{ideal_cycles(transform, 1024):,}",
