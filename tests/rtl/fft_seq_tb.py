@@ -38,7 +38,12 @@ def _pauses(seed: int, probability: float):
 
 def floats(rng, count: int, style: str) -> np.ndarray:
     """float32 values: "normal" (Gaussian), "wide" (exponents over the whole range,
-    subnormals included) or "special" (Gaussian with a few NaN, inf, zeros, subnormals)."""
+    subnormals included), "special" (Gaussian with a few NaN, inf, zeros, subnormals) or
+    "tiny" (signed zeros, subnormals and the smallest normals: the signs of zero sums)."""
+    if style == "tiny":
+        pool = np.array([0.0, -0.0, 1.4e-45, -1.4e-45, 3e-42, -5e-40, 1.2e-38, -1.1754944e-38],
+                        dtype=np.float32)
+        return rng.choice(pool, size=count)
     if style == "wide":
         bits = rng.integers(0, 2**32, size=count, dtype=np.uint64).astype(np.uint32)
         exps = rng.integers(0, 255, size=count).astype(np.uint32)  # no inf/NaN
@@ -51,11 +56,12 @@ def floats(rng, count: int, style: str) -> np.ndarray:
     return out
 
 
-def make_input(rng, transform: str, n: int, rows: int, styles: list[str]) -> np.ndarray:
+def make_input(rng, transform: str, n: int, rows: int, styles: list[str],
+               run: int = 0) -> np.ndarray:
     length = fft.input_length(transform, n)
     out = []
     for r in range(rows):
-        style = styles[r % len(styles)]
+        style = styles[(r + run) % len(styles)]
         if transform == "rfft":
             out.append(floats(rng, length, style))
         else:
@@ -117,7 +123,7 @@ async def fft_runs(dut) -> None:
         n, rows = case["n"], case["rows"]
         scale = np.float32(case["scale"])
         valid = rows > 0 and n >= 8 and n <= fft.MAX_FFT and n & (n - 1) == 0
-        x = make_input(rng, transform, n, max(rows, 1), case.get("styles", ["normal"]))
+        x = make_input(rng, transform, n, max(rows, 1), case.get("styles", ["normal"]), run)
         if valid:
             want = fft.transform(transform, x, n, scale)
         else:

@@ -22,7 +22,7 @@ from fpgakern.tools import verilator
 
 HERE = Path(__file__).resolve().parent
 SLOW = pytest.mark.slow
-STYLES = ["normal", "special", "wide"]
+STYLES = ["normal", "special", "wide", "tiny"]  # row r of run i: STYLES[(r + i) % 4]
 
 
 def _runs(transform: str, rung: int, sizes: list[int], rows: int = 3) -> list[dict]:
