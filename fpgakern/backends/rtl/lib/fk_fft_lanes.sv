@@ -1,0 +1,44 @@
+// fk_fft_lanes: streaming FFT, eight complex float32 samples per cycle (a 512-bit beat
+// holds x[8j .. 8j+7], sample 8j + l in bits [64l +: 64]), transforms back to back;
+// bit-exact with fpgakern.ir.fft.complex_transform(x, inverse, scale), so with
+// fk_fft_sdf too.
+//
+// The same DIF: a stage of half-span h >= 8 pairs elements of the same lane (lane l holds
+// x[8j + l]), so each lane runs an R2SDF stage with delay h/8 and its own twiddles
+// W_{2h}^{(8j+l) mod h} (fk_fft_stage with LANES = 8, LANE = l); the last three stages
+// (h = 4, 2, 1) are butterflies across the lanes of a beat with constant twiddles
+// (fk_fft_xstage). The reorder spreads each frame over 8 RAM banks so that a beat of
+// bit-reversed bins is written, and a beat of natural-order bins read, in one cycle
+// (fk_fft_core's header: bank = idx[L-1:L-3] ^ idx[2:0]), for every n from 8 up.
+//
+// Ports: as fk_fft_sdf (see there: configuration, flush, handshakes, idle), with 512-bit
+// in_data / out_data beats of 8 samples; a transform of n samples is n/8 beats.
+// Rate: one beat (8 samples) per cycle in and out.
+// Latency (first beat in to first beat out, no stalls): about 2 * n/8 + 18 * log2n + 9
+// cycles (measured in tests/rtl/test_fft_cores.py).
+// Resources: 8x the lane-local stages of fk_fft_sdf at h/8 words each, 3 x 4 spatial
+// butterflies with twiddle products, 8 reorder banks of 2 * 2^MAX_LOG2 / 8 words, 16
+// multipliers for scale.
+module fk_fft_lanes #(
+    parameter int MAX_LOG2  = 16,  // 4 .. 16
+    parameter int OUT_DEPTH = 16
+) (
+    input  logic         clk,
+    input  logic         rst_n,
+    input  logic [4:0]   log2n,
+    input  logic         inverse,
+    input  logic [31:0]  scale,
+    input  logic         flush,
+    input  logic         in_valid,
+    output logic         in_ready,
+    input  logic [511:0] in_data,
+    output logic         out_valid,
+    input  logic         out_ready,
+    output logic [511:0] out_data,
+    output logic         idle
+);
+    fk_fft_core #(.MAX_LOG2(MAX_LOG2), .LANES(8), .OUT_DEPTH(OUT_DEPTH)) u_core (
+        .clk(clk), .rst_n(rst_n), .log2n(log2n), .inverse(inverse), .scale(scale),
+        .flush(flush), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data),
+        .out_valid(out_valid), .out_ready(out_ready), .out_data(out_data), .idle(idle));
+endmodule
