@@ -30,7 +30,7 @@ from fpgakern.ladder import Plan
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # The kernel kinds (Kernel.kind) this backend builds.
-RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS)
+RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS, "transform")
 
 __all__ = ["Microarch", "NoRtlOperator", "RtlSources", "generate", "microarch"]
 
@@ -156,6 +156,12 @@ def check_supported(plan: Plan) -> None:
     kernel = plan.kernel
     if len(kernel.outputs) != 1:
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
+    if kernel.kind == "transform":
+        # Every transform at every rung: fft_sequential (0, 1), fft_stream (2-4).
+        if plan.rung.index not in (*fft_sequential.RUNGS, *fft_stream.RUNGS):
+            raise UsageError(f"{kernel.qualname}: the RTL backend builds transforms at rungs "
+                             "0-4")
+        return
     if kernel.kind not in RTL_KINDS:
         raise UsageError(f"{kernel.qualname}: the RTL backend does not build {kernel.kind} "
                          "kernels yet")
@@ -289,6 +295,8 @@ def port_column(data_w: int) -> int:
 
 def _design(plan: Plan) -> _Design:
     check_supported(plan)
+    if plan.kernel.kind == "transform":
+        return _transform_design(plan)
     if plan.kernel.kind in rows.KINDS:
         return _row_design(plan)
     dp = datapath_of(plan)
@@ -440,8 +448,26 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
     """
     design = _design(plan)
     written = write(design.texts, out_dir)
-    files = [*sources.library_files(), *sources.operator_files(design.operators), *written]
+    if plan.kernel.kind == "transform":
+        support = (fft_stream.fft_stream_files() if plan.rung.dataflow
+                   else fft_sequential.fft_sequential_files())
+        files = [*support, *written]
+    else:
+        files = [*sources.library_files(), *sources.operator_files(design.operators),
+                 *written]
     return RtlSources(plan.top, files, interface(plan), design.latency, plan.lanes)
+
+
+def _transform_design(plan: Plan) -> _Design:
+    """A transform kernel (docs/spectral.md): the sequential top at rungs 0-1, the
+    streaming one at the dataflow rungs. Their support files are listed by the renderers'
+    modules (fft_sequential_files, fft_stream_files): the FFT library files only ever go
+    into transform kernels. The latency is the engine's, not a fixed pipeline's: 0."""
+    if plan.rung.dataflow:
+        return _Design(fft_stream.render_fft_stream(plan), [], 0)
+    texts = fft_sequential.render_fft_sequential(plan.top, plan.kernel.transform,
+                                                 plan.rung.index)
+    return _Design(texts, [], 0)
 
 
 @dataclass(frozen=True)
@@ -492,3 +518,7 @@ def _row_design(plan: Plan) -> _Design:
         x_bundle=plan.bundle(d.x), output=_Pointer(kernel.output, plan.bundle(kernel.output)),
     )
     return _Design(texts, d.operators, d.latency)
+
+
+# The FFT renderers import this module's helpers (_control, _environment, port_column).
+from fpgakern.backends.rtl import fft_sequential, fft_stream  # noqa: E402
