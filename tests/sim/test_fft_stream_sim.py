@@ -54,9 +54,11 @@ def _rate(library, transform, rung, rows, run_dir):
 
 def test_rung2_streams_rows_back_to_back(library, sim_run_dir):
     """16 rows of 1024 at about one sample per cycle: the rows follow each other through
-    the row buffer and the engine without gaps (ideal 16384 cycles plus the pipeline's
-    fill, about 2.4k, and the memory latency)."""
-    assert _rate(library, "irfft", 2, 16, sim_run_dir) >= 0.85
+    the row buffer and the engine without gaps. Measured 19,291 cycles: 16,384 plus a
+    fixed cost of about 2.9k paid once (the engine's latency, 2,237 at n = 1024, the row
+    buffer's half row, the memory latency); a gap of a frame between rows would cost
+    16k more."""
+    assert _rate(library, "irfft", 2, 16, sim_run_dir) >= 0.82
 
 
 @pytest.mark.slow
