@@ -25,6 +25,14 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
         # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4.
         r = RUNGS[rung]
         return {("lane", dtype, r.dataflow, r.vector_bits)}
+    if kernel.kind == "transform":
+        # C simulation: each transform at each rung (its own adapters and tables). RTL
+        # simulation: one transform per rung, rung 3 being rung 2's kernel as N CUs; the
+        # other transforms' adapters run on hw_emu (tests/runtime/test_spectral_kernels.py)
+        # and every transform's RTL at every rung under -m slow.
+        if operators:
+            return {("rung", "transform", kernel.transform, rung)}
+        return {("rung", "transform", 2 if rung == 3 else rung)}
     ops = kernel.ops_used(dtype)
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests

@@ -90,6 +90,8 @@ def render_template(plan: Plan, name: str) -> str:
 
 
 def render_kernel(plan: Plan) -> str:
+    if plan.kernel.transform is not None:
+        return render(plan)[f"{plan.top}.cpp"]
     return render_template(plan, "kernel.cpp.j2")
 
 
