@@ -73,6 +73,8 @@ def context(plan: Plan) -> dict[str, object]:
         "c": c,
         "T": c.T,
         "W": c.W,
+        "OW": c.OW,
+        "out_dtype": plan.kernel.output_dtype(plan.dtype.name),
         "body": body_template(plan),
         "reduce": plan.kernel.reduction,
         # A shaped kernel's stages (broadcast, row kinds), None for the others.
