@@ -235,8 +235,32 @@ class Plan:
 
     @property
     def port_bits(self) -> int:
-        """Width of each m_axi port's data bus."""
+        """Width of the inputs' m_axi data buses (the widest element's words)."""
         return self.rung.vector_bits or self.dtype.bits
+
+    def pointer_dtype(self, pointer: str) -> DType:
+        """The element type of ``pointer``: the output's is Kernel.output_dtype (complex64
+        abs: float32; argmax: int64), every input's the variant's dtype."""
+        if pointer in self.kernel.outputs:
+            return self.kernel.output_dtype(self.dtype.name)
+        return self.dtype
+
+    def pointer_bits(self, pointer: str) -> int:
+        """Width of ``pointer``'s words: an elementwise output narrower than the elements
+        (complex64 -> float32) has words of as many lanes of its own type (256 bits at
+        rung 4, 32 below); every other pointer the inputs' port_bits (a reduction's wider
+        result is written as several words)."""
+        out = self.pointer_dtype(pointer)
+        if pointer in self.kernel.outputs and not self.kernel.is_reduction \
+                and out.bits < self.dtype.bits:
+            return self.lanes * out.bits
+        return self.port_bits
+
+    def bundle_bits(self, bundle: str) -> int:
+        """Width of one m_axi bundle's data bus: the widest words among its pointers (one
+        shared bundle before rung 2 carries both the 64-bit complex64 inputs and the
+        32-bit results)."""
+        return max(self.pointer_bits(p) for p in self.pointers if self.bundle(p) == bundle)
 
     @cached_property
     def compute_units(self) -> int:
