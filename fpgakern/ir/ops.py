@@ -148,7 +148,8 @@ _RELU = VitisImpl("fcmp against 0 + select", "compare", "exact")
 _NEG = VitisImpl("sign-bit flip (logic)", "exact", "exact")
 _WIRING = VitisImpl("wiring (a constant +0 beside the value)", "exact", "exact")
 _ABS = VitisImpl("hls::fabs: sign-bit clear (logic); complex64 fk::abs, a scaled hypot "
-                 "(fmul, fma, fsqrt cores)", "exact", "exact; complex64 <= 2 ulp")
+                 "(fmul, fma, fsqrt cores, which flush subnormals)", "exact",
+                 "exact; complex64 <= 2 ulp")
 _ANGLE = VitisImpl("hls::atan2 (HLS math library, bit-approximate) on the two halves",
                    "flush", "typically 1-4 ulp", "glibc atan2f (< 1 ulp)")
 _WIRING_PART = VitisImpl("wiring (one float32 half of the complex64 element)", "exact",
