@@ -191,7 +191,7 @@ def main() -> None:
             text = f"{worst} ({(d[~nan] > 0).mean():.2%} off)" if worst else "0"
             return text + (f"; NaN vs non-NaN x{int(nan.sum())}" if nan.any() else "")
 
-        def error(a: np.ndarray) -> str:
+        def error(a: np.ndarray, name: str = name) -> str:
             """The largest error in ulps, as a real number, against the float64 result
             (np.hypot, np.arctan2: within 2^-52 relative, far below a float32 ulp)."""
             with np.errstate(all="ignore"):
