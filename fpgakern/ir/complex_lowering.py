@@ -2,12 +2,15 @@
 
 Why lowering, not complex operator modules: the op table stays the one place that says
 what each operation computes, and the float32 operators it lowers to (add, sub, mul,
-fma, div, neg, abs, eq, ge, where) are each already proven bit for bit against their
-references, with II=1 and their op-table latency, by tests/oplib. A complex64 kernel's
-RTL is then the same scheduler's pipeline (``schedule_outputs``) over two float32 roots,
-the real and the imaginary part, which share their common sub-expressions; the top
-module slices each 64-bit lane into its float32 components (re in bits [31:0], im in
-[63:32]) and packs ``{im, re}`` back. No new arithmetic, no new latencies to prove.
+fma, div, neg, abs, eq, ge, where; lt, gt, sqrt and atan2 for the float32 results) are
+each already proven against their references, with II=1 and their op-table latency, by
+tests/oplib. A complex64 kernel's RTL is then the same scheduler's pipeline
+(``schedule_outputs``) over two float32 roots, the real and the imaginary part, which
+share their common sub-expressions; the top module slices each 64-bit lane into its
+float32 components (re in bits [31:0], im in [63:32]) and packs ``{im, re}`` back. A
+kernel with a float32 result (abs, angle, real, imag) is one float32 root
+(:func:`lower_real`) over the components, written to 32-bit lanes. No new arithmetic, no
+new latencies to prove.
 
 :func:`lower` rewrites a typed complex64 graph (fpgakern.ir.expr) into that pair. Its
 float32 operations are exactly the op table's references (fpgakern.ir.ops: _cmul_parts,
@@ -31,6 +34,10 @@ div(x, y)                 Smith's algorithm, both branches computed and selected
                           fma(-a, r, b)*s), replaced by (a/|c|, b/|d|) where c == 0
                           and d == 0; r' = c/d, s' = 1/fma(c, r', d), (fma(a, r', b)*s',
                           fma(b, r', -a)*s'); where(|c| >= |d|, first, second)
+real(x) / imag(x)         a / b: a float32 result (lower_real), a component as it is
+angle(x)                  atan2(b, a)
+abs(x)                    hypot(a, b) scaled so that no square over- or underflows
+                          (_hypot: the HLS C++ fk::abs, operation for operation)
 ========================  ==============================================================
 
 Every float32 sub-expression of a complex64 graph (a scalar, ``neg(alpha)``) is kept as
