@@ -208,6 +208,8 @@ def timeout_cycles(plan: Plan, share: Share) -> int:
     kernel may pass over a row once per statistic, and reads its channel tables first."""
     staged = plan.kernel.staged(plan.dtype.name)
     passes = 1 if staged is None else len(staged.stats) + 2
+    if share.sizes is not None and "n" in share.sizes and plan.kernel.kind == "transform":
+        passes = share.sizes["n"].bit_length() + 2  # a pass per stage, in and out
     tables = 0 if share.sizes is None else max(share.sizes.get("channels", 0),
                                                share.sizes.get("cols", 0))
     return 100_000 + 400 * (share.words * passes + tables) * (len(plan.kernel.inputs) + 1)

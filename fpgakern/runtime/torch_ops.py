@@ -58,12 +58,16 @@ import torch
 
 from fpgakern.errors import FpgakernError, ToolError, UsageError, display_path
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
+from fpgakern.runtime import torch_shaped, torch_spectral
 from fpgakern.runtime.device import Device, KernelHandle, KernelUnavailable
 from fpgakern.runtime.device import open as open_device
-from fpgakern.runtime.torch_shaped import SIGNATURES, Signature
+from fpgakern.runtime.torch_shaped import Signature
 from fpgakern.spec.library import Library
 
 NAMESPACE = "fpgakern"
+# The ops that take the mirrored operator's own signature: shaped and transform kernels.
+SIGNATURES: dict[str, Signature] = {**torch_shaped.SIGNATURES, **torch_spectral.SIGNATURES}
+_SIGNED_KINDS = (*SHAPED_KINDS, "transform")
 _TORCH_DTYPES = {torch.float32: "float32", torch.int32: "int32", torch.complex64: "complex64"}
 STRICT_ENV = "FPGAKERN_STRICT"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
@@ -587,7 +591,7 @@ def _make_shaped_impl(kernel: Kernel, sig: Signature) -> Callable[..., torch.Ten
         if isinstance(bound, str):
             return _fallback_to(kernel, bound, call)
         tensors, scalars = bound
-        handle = _handle(kernel, "float32")
+        handle = _handle(kernel, kernel.dtypes[0])
         if isinstance(handle, str):
             return _fallback_to(kernel, handle, call)
         try:
@@ -650,7 +654,7 @@ def register(library: Library | None = None) -> list[str]:
     for kernel in library.kernels:
         if kernel.name in _state["kernels"]:
             continue
-        if kernel.kind in SHAPED_KINDS and mirror_path(kernel) not in SIGNATURES:
+        if kernel.kind in _SIGNED_KINDS and mirror_path(kernel) not in SIGNATURES:
             continue  # no torch signature to take its shapes by: no op
         try:
             cpu_twin(kernel)
@@ -664,7 +668,7 @@ def register(library: Library | None = None) -> list[str]:
         _lib = torch.library.Library(NAMESPACE, "DEF")
     for kernel in new:
         assert _lib is not None
-        sig = SIGNATURES.get(mirror_path(kernel)) if kernel.kind in SHAPED_KINDS else None
+        sig = SIGNATURES.get(mirror_path(kernel)) if kernel.kind in _SIGNED_KINDS else None
         if sig is not None:
             _lib.define(f"{kernel.name}{sig.schema}")
             _lib.impl(kernel.name, _make_shaped_impl(kernel, sig), "CPU")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fpgakern.backends.hls.generator import templates_dir
 from fpgakern.backends.templates import render, write
-from fpgakern.ir import shapes
+from fpgakern.ir import fft, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
@@ -119,6 +119,8 @@ def context(plan: Plan) -> dict[str, object]:
     }
     if kernel.kind in SHAPED_KINDS:
         ctx.update(_shaped_context(kernel))
+    if kernel.transform is not None:
+        ctx.update(_transform_context(plan))
     reduction = kernel.reduction
     if reduction is not None:
         # The partial results of the compute units merge by the op table's combine op;
@@ -159,6 +161,21 @@ def _shaped_context(kernel: Kernel) -> dict[str, object]:
         "operand_shapes": [(x, shapes.show(lay.shape(x))) for x in kernel.inputs[1:]],
         "out_shape": shapes.show(lay.shape(kernel.output)),
         "max_table": shapes.MAX_CHANNELS if kernel.kind == "broadcast" else shapes.MAX_ROW,
+    }
+
+
+def _transform_context(plan: Plan) -> dict[str, object]:
+    """What the transform wrapper needs: each pointer's type and lanes, row lengths."""
+    kernel = plan.kernel
+    assert kernel.transform is not None
+    x, out = kernel.inputs[0], kernel.output
+    return {
+        "I": kernel.pointer_dtype(x, plan.dtype.name).host_ctype,
+        "O": kernel.pointer_dtype(out, plan.dtype.name).host_ctype,
+        "in_lanes": plan.pointer_lanes(x), "out_lanes": plan.pointer_lanes(out),
+        "in_len": "n/2 + 1" if kernel.transform == "irfft" else "n",
+        "out_len": "n/2 + 1" if kernel.transform == "rfft" else "n",
+        "min_n": fft.MIN_FFT, "max_n": fft.MAX_FFT, "inverse": fft.is_inverse(kernel.transform),
     }
 
 
