@@ -192,7 +192,7 @@ def _judge(kernel, dtype, tensors, ours):
         # Within 2 ulp of torch, or where torch is the one off (torch_farther: its
         # sigmoid's float32 exp(-x) overflows, its gelu cancels for x << 0).
         expected, got = want.numpy(), ours.numpy()
-        farther = torch_farther(kernel, [t.numpy() for t in tensors], expected, got)
+        farther = torch_farther(kernel, [t.numpy() for t in tensors], expected, got, dtype)
         expected = np.where(farther, got, expected)
         verdict = compare.compare(expected, got, compare.Accuracy("ulp", 2))
         assert verdict.passed, verdict.summary()
