@@ -25,9 +25,9 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
         # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4; and a
         # float32 result's narrower output (packed two to a beat of the shared bundle at
         # rungs 0-1, a port of its own after): abs, angle, real or imag at 0, 2 and 4.
+        dtype = f"{dtype}->{kernel.output_dtype(dtype).name}"
         r = RUNGS[rung]
-        out = kernel.output_dtype(dtype).name
-        return {("lane", dtype, out, r.dataflow, r.vector_bits)}
+        return {("lane", dtype, r.dataflow, r.vector_bits)}
     ops = kernel.ops_used(dtype)
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests
