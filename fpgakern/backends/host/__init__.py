@@ -83,6 +83,11 @@ class _VariantView:
         return self.kernel.kind in SHAPED_KINDS
 
     @property
+    def transform(self) -> bool:
+        """A spectral kernel: its wrapper takes rows, n and a norm (transform/host.hpp.j2)."""
+        return self.kernel.kind == "transform"
+
+    @property
     def scalars(self) -> list[_Scalar]:
         is_float = DTYPES[self.plan.dtype.scalar_dtype].is_float
         return [_Scalar(s.name, host_literal(s.default, is_float)) for s in self.kernel.scalars]
