@@ -34,6 +34,7 @@ from fpgakern.orchestrate.build import run_build
 from fpgakern.orchestrate.executors import make_executor
 from fpgakern.runtime import device as runtime
 from fpgakern.spec.library import Library
+from fpgakern.verify import spectral
 
 ROWS = 4
 LENGTHS = (8, 1024, 65536)
@@ -41,13 +42,8 @@ TRANSFORMS = fft.TRANSFORMS
 NORMS = (None, "forward", "ortho")
 
 
-def _input(transform: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    if transform == "rfft":
-        return rng.standard_normal((ROWS, n)).astype(np.float32)
-    full = rng.standard_normal((ROWS, n)) + 1j * rng.standard_normal((ROWS, n))
-    if transform == "irfft":
-        return np.fft.rfft(full.real, axis=-1).astype(np.complex64)
-    return full.astype(np.complex64)
+def _input(transform: fft.Transform, n: int, rng: np.random.Generator) -> np.ndarray:
+    return spectral.normal_rows(transform, ROWS, n, rng)
 
 
 def _exact(transform: str, x: np.ndarray, n: int, norm: str | None) -> np.ndarray:

@@ -96,12 +96,10 @@ class KernelInterface:
 
 
 def _pointer_ctype(plan: Plan, pointer: str) -> str:
-    """A pointer's element type in host C++: the variant's dtype, but a transform's
-    output its own (rfft's complex64, irfft's float32)."""
-    dtype = plan.dtype
-    if plan.kernel.kind == "transform":
-        dtype = plan.kernel.pointer_dtype(pointer, plan.dtype.name)
-    return dtype.host_ctype.replace("int32_t", "int")
+    """A pointer's element type in host C++ (Plan.pointer_dtype): the variant's dtype for
+    an input, the kernel's result type for the output (rfft's complex64, irfft's and
+    complex64 abs's float32, argmax's int64)."""
+    return plan.pointer_dtype(pointer).host_ctype.replace("int32_t", "int")
 
 
 def interface(plan: Plan) -> KernelInterface:
@@ -124,7 +122,7 @@ def interface(plan: Plan) -> KernelInterface:
         args.append(Arg(name, len(args), "scalar", scalar_type, CONTROL_PORT, offset, 4))
         offset += 0x08
     masters = tuple(
-        AxiPort(f"m_axi_{bundle}", "master", plan.port_bits, 0xFFFF_FFFF_FFFF_FFFF)
+        AxiPort(f"m_axi_{bundle}", "master", plan.bundle_bits(bundle), 0xFFFF_FFFF_FFFF_FFFF)
         for bundle in plan.bundles
     )
     control = AxiPort(CONTROL_PORT, "slave", 32, CONTROL_RANGE)

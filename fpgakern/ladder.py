@@ -250,11 +250,36 @@ class Plan:
 
     @property
     def port_bits(self) -> int:
-        """Width of each m_axi port's data bus: 512 at rung 4, else one element's (a
-        transform's: one complex sample's, 64, also where an input or output is float32)."""
+        """Width of the inputs' m_axi data buses: 512 at rung 4, else one element's (the
+        widest element's words; a transform's: one complex sample's, 64, also where an
+        input or output is float32). An elementwise output may be narrower
+        (:meth:`pointer_bits`)."""
         if self.kernel.kind == "transform":
             return self.rung.vector_bits or DTYPES["complex64"].bits
         return self.rung.vector_bits or self.dtype.bits
+
+    def pointer_dtype(self, pointer: str) -> DType:
+        """The element type of ``pointer`` (Kernel.pointer_dtype): the output's is the
+        kernel's result type (complex64 abs: float32; argmax: int64; irfft: float32),
+        every input's the variant's dtype."""
+        return self.kernel.pointer_dtype(pointer, self.dtype.name)
+
+    def pointer_bits(self, pointer: str) -> int:
+        """Width of ``pointer``'s words: an elementwise output narrower than the elements
+        (complex64 -> float32) has words of as many lanes of its own type (256 bits at
+        rung 4, 32 below); every other pointer the inputs' port_bits (a reduction's wider
+        result is written as several words; a transform's pointers share its width)."""
+        out = self.pointer_dtype(pointer)
+        if pointer in self.kernel.outputs and self.kernel.kind == "elementwise" \
+                and out.bits < self.dtype.bits:
+            return self.lanes * out.bits
+        return self.port_bits
+
+    def bundle_bits(self, bundle: str) -> int:
+        """Width of one m_axi bundle's data bus: the widest words among its pointers (one
+        shared bundle before rung 2 carries both the 64-bit complex64 inputs and the
+        32-bit results)."""
+        return max(self.pointer_bits(p) for p in self.pointers if self.bundle(p) == bundle)
 
     @cached_property
     def compute_units(self) -> int:

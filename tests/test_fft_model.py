@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from fpgakern.ir import fft
+from fpgakern.verify import spectral
 
 RNG = np.random.default_rng(16)
 
@@ -91,12 +92,7 @@ _NUMPY = {"fft": np.fft.fft, "ifft": np.fft.ifft, "rfft": np.fft.rfft}
 
 
 def _input(transform: str, rows: int, n: int) -> np.ndarray:
-    if transform == "rfft":
-        return RNG.standard_normal((rows, n)).astype(np.float32)
-    full = RNG.standard_normal((rows, n)) + 1j * RNG.standard_normal((rows, n))
-    if transform == "irfft":
-        return np.fft.rfft(full.real, axis=-1).astype(np.complex64)
-    return full.astype(np.complex64)
+    return spectral.normal_rows(transform, rows, n, RNG)
 
 
 def _exact(transform: str, x: np.ndarray, n: int, norm: str | None) -> np.ndarray:

@@ -22,7 +22,10 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
         # tests/rtl/test_complex_lowering.py proves bit for bit against the reference (each
         # operator: tests/oplib). What simulating it proves beyond that is the 64-bit lane
         # in each top template: 64-bit ports at the sequential rungs (0-1) and the dataflow
-        # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4.
+        # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4; and a
+        # float32 result's narrower output (packed two to a beat of the shared bundle at
+        # rungs 0-1, a port of its own after): abs, angle, real or imag at 0, 2 and 4.
+        dtype = f"{dtype}->{kernel.output_dtype(dtype).name}"
         r = RUNGS[rung]
         return {("lane", dtype, r.dataflow, r.vector_bits)}
     if kernel.kind == "transform":

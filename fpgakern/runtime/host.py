@@ -135,7 +135,12 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
         # One result word per CU, each in its own buffer.
         output = np.empty(compute_units, dtype=out_dtype)
     else:
-        output = aligned_zeros(words * lanes, out_dtype)
+        # Whole words of the output's bundle: where narrower results share a wider bundle
+        # (complex64 -> float32 before rung 2: two to a 64-bit beat) the last beat, half
+        # strobed, still lies in the buffer.
+        per_word = plan.bundle_bits(plan.bundle(plan.kernel.output)) // (
+            8 * out_dtype.itemsize)
+        output = aligned_zeros(-(-words * lanes // per_word) * per_word, out_dtype)
     share = math.ceil(words / compute_units) if words else 0
     shares = []
     for cu in range(compute_units):
@@ -148,7 +153,7 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
         if reduction:
             out = aligned_zeros(WORD_BYTES_MIN // out_dtype.itemsize, out_dtype)
         else:
-            out = output[lo:hi]
+            out = output[lo:hi if hi < words * lanes else output.size]
         shares.append(Share(cu, [p[lo:hi] for p in padded], out, elements, count))
     return Prepared(plan, n, shares, scalars, output)
 

@@ -131,6 +131,8 @@ def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
     lay = kernel.layout
     kind = kernel.kind
     table = lay is not None and pointer in lay.channel_inputs
+    if kind == "elementwise" and output:  # its own words (complex64 abs: float32 lanes)
+        return f"words(n) * {plan.pointer_bits(pointer) // 8}"
     if kind in ("elementwise", "reduction"):
         return f"words(n) * {word_bytes}"
     if kind == "broadcast":
@@ -199,7 +201,9 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
                             f"{plan.dtype.name}: {err}") from None
         source = _render("hw_model.cpp.j2", top=plan.top, qualname=plan.kernel.qualname,
                          rung=plan.rung.index, dtype=plan.dtype.name,
-                         data_bytes=plan.port_bits // 8, bundles=plan.bundles)
+                         data_bytes=max(plan.bundle_bits(b) for b in plan.bundles) // 8,
+                         bundles=plan.bundles,
+                         bundle_bytes={b: plan.bundle_bits(b) // 8 for b in plan.bundles})
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
         key = sha256_text("hw_emu", verilator.version(), gxx.identity(),
                           *VERILATOR_FLAGS, *verilator.make_variables(), *HW_CXXFLAGS, source,

@@ -233,10 +233,15 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
     """
     mirror = mirror_path(kernel)
     if any(d.is_complex for d in dtypes) and not result.is_complex:
-        # torch.abs of complex64 is float32: the float32 variant would run on the inputs
-        # converted to float32, which drops their imaginary parts.
+        # torch.abs, angle, real and imag of complex64 are float32: the complex64 variant,
+        # whose output is float32 (Kernel.output_dtype), on the inputs as they are; never
+        # the float32 variant, which would run on them converted to float32 (their
+        # imaginary parts dropped).
+        if ("complex64" in kernel.dtypes and all(d == torch.complex64 for d in dtypes)
+                and kernel.output_dtype("complex64").name == _TORCH_DTYPES.get(result)):
+            return Route("complex64", torch.complex64, result)
         return (f"complex inputs with a {result} result (complex in, real out) have no "
-                "kernel yet (issue 16)")
+                "kernel (complex64 in, float32 out only)")
     if kernel.reduction is not None and kernel.reduction.picks is not None:
         return _index_route(kernel, dtypes[0], result, options)
     variant = _TORCH_DTYPES.get(result)

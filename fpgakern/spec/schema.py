@@ -78,6 +78,17 @@ MAX_MIRRORS_CHARS = 100
 # build/library/...): a category of that name would write over them.
 _RESERVED_CATEGORIES = frozenset({"reports", "library"})
 
+# SystemVerilog keywords likely to collide.
+_SV_KEYWORDS = frozenset(
+    {
+        "always", "assign", "begin", "bit", "buf", "byte", "cell", "config", "end",
+        "function", "generate", "genvar", "initial", "input", "inout", "integer", "logic",
+        "module", "output", "parameter", "real", "reg", "signal", "string", "task", "time",
+        "type", "wire", "wor", "xor", "and", "or", "not", "nand", "nor", "xnor", "edge",
+        "event", "final", "force", "fork", "join", "ref", "table", "var",
+    }
+)
+
 # Names the generated C++, SystemVerilog and host code use themselves, plus both
 # languages' keywords: a kernel or argument with one of these names would not compile.
 _RESERVED = frozenset(
@@ -102,15 +113,13 @@ _RESERVED = frozenset(
         "short", "signed", "sizeof", "static", "struct", "switch", "template", "this",
         "throw", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
         "void", "volatile", "while", "int32_t", "uint32_t", "vector", "stream",
-        # SystemVerilog keywords likely to collide
-        "always", "assign", "begin", "bit", "buf", "byte", "cell", "config", "end",
-        "function", "generate", "genvar", "initial", "input", "inout", "integer", "logic",
-        "module", "output", "parameter", "real", "reg", "signal", "string", "task", "time",
-        "type", "wire", "wor", "xor", "and", "or", "not", "nand", "nor", "xnor", "edge",
-        "event", "final", "force", "fork", "join", "ref", "table", "var",
     }
+    | _SV_KEYWORDS
     | set(keyword.kwlist)
 )
+# A kernel's name reaches the SystemVerilog only with its dtype tag (real_c64), so the SV
+# keywords that are no C++ word may name a kernel (torch.real's).
+_KERNEL_NAMES_ALLOWED = _SV_KEYWORDS - {"and", "or", "not", "xor", "bool"}
 _RESERVED_PREFIXES = ("ap_", "s_axi", "m_axi", "fk_", "axi_", "__")
 # Generated code derives names from argument names with these suffixes.
 _RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path", "_tab", "_row", "_lane", "_partial",
@@ -126,9 +135,10 @@ def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str
             "at most 31 characters)",
             *path,
         )
-    if name in _RESERVED or name.startswith(_RESERVED_PREFIXES) or name.endswith(
-        _RESERVED_SUFFIXES
-    ):
+    allowed = _KERNEL_NAMES_ALLOWED if key == "kernel" else frozenset()
+    if (name in _RESERVED and name not in allowed) or name.startswith(
+        _RESERVED_PREFIXES
+    ) or name.endswith(_RESERVED_SUFFIXES):
         raise doc.error(key, f"{shown(name)} is reserved in the generated C++/SystemVerilog", *path)
     return name
 

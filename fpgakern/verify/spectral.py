@@ -56,6 +56,19 @@ def _rows(kernel: Kernel, dtype: DType, rows: int, n: int,
     return data.reshape(rows, cols)
 
 
+def normal_rows(transform: fft.Transform, rows: int, n: int,
+                rng: np.random.Generator) -> np.ndarray:
+    """``rows`` input rows of a transform of length ``n`` for judging accuracy: standard
+    normal values (complex: both parts), for irfft the rfft of real normal rows (a
+    spectrum whose inverse is real, as irfft's inputs are)."""
+    if transform == "rfft":
+        return rng.standard_normal((rows, n)).astype(np.float32)
+    full = rng.standard_normal((rows, n)) + 1j * rng.standard_normal((rows, n))
+    if transform == "irfft":
+        return np.fft.rfft(full.real, axis=-1).astype(np.complex64)
+    return full.astype(np.complex64)
+
+
 def _special_rows(kernel: Kernel, dtype: DType, n: int,
                   rng: np.random.Generator) -> np.ndarray:
     """Rows of length ``n`` holding NaN, +-inf, +-0 and subnormals (in either part), each

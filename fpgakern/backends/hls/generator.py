@@ -74,6 +74,8 @@ def context(plan: Plan) -> dict[str, object]:
         "c": c,
         "T": c.T,
         "W": c.W,
+        "OW": c.OW,
+        "out_dtype": plan.kernel.output_dtype(plan.dtype.name),
         "body": body_template(plan),
         "reduce": plan.kernel.reduction,
         # A shaped kernel's stages (broadcast, row kinds), None for the others.
@@ -90,6 +92,8 @@ def render_template(plan: Plan, name: str) -> str:
 
 
 def render_kernel(plan: Plan) -> str:
+    if plan.kernel.transform is not None:
+        return render(plan)[f"{plan.top}.cpp"]
     return render_template(plan, "kernel.cpp.j2")
 
 
@@ -110,7 +114,7 @@ def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
 def sources_in(plan: Plan, folder: Path) -> HlsSources:
     """Where :func:`generate` puts the plan's files in ``folder``."""
     config = folder / "link.cfg" if plan.rung.multi_cu else None
-    headers = KERNEL_HEADERS
+    headers: tuple[str, ...] = KERNEL_HEADERS
     if plan.kernel.kind == "transform":  # and its twiddle tables (spectral.py)
         headers = (*headers, spectral.twiddle_header_name(plan.top))
     return HlsSources(folder / f"{plan.top}.cpp", folder / f"{plan.top}_tb.cpp",

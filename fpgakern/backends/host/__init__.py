@@ -70,6 +70,10 @@ class _VariantView:
         return DTYPES[self.plan.dtype.scalar_dtype].host_ctype
 
     @property
+    def R(self) -> str:  # noqa: N802 - the output's element type (complex64 abs: float)
+        return self.plan.pointer_dtype(self.kernel.output).host_ctype
+
+    @property
     def inputs(self) -> tuple[str, ...]:
         return self.kernel.inputs
 
@@ -77,6 +81,11 @@ class _VariantView:
     def shaped(self) -> bool:
         """A kernel whose wrapper takes its tensors' shapes (host_shaped.hpp.j2)."""
         return self.kernel.kind in SHAPED_KINDS
+
+    @property
+    def transform(self) -> bool:
+        """A spectral kernel: its wrapper takes rows, n and a norm (transform/host.hpp.j2)."""
+        return self.kernel.kind == "transform"
 
     @property
     def scalars(self) -> list[_Scalar]:
@@ -111,7 +120,7 @@ def context(plan: Plan) -> dict[str, object]:
         "lanes": plan.lanes, "cus": plan.compute_units, "word_bytes": plan.port_bits // 8,
         "inputs": kernel.inputs, "output": kernel.output, "scalars": view.scalars,
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
-        "picks": None, "R": kernel.output_dtype(plan.dtype.name).host_ctype,
+        "picks": None, "R": view.R, "out_dtype": plan.pointer_dtype(kernel.output),
     }
     if kernel.kind in SHAPED_KINDS:
         ctx.update(_shaped_context(kernel))
