@@ -136,8 +136,11 @@ def test_fft_core_65536(core, tmp_path):
     run_fft(core, 16, cases, tmp_path)
 
 
+# MAX_LOG2 = 10 has every kind of stage (shift-register and RAM delay lines); the lanes
+# core takes about 45 s to lint at 16, hence slow.
 @pytest.mark.parametrize("top", ["fk_fft_sdf", "fk_fft_lanes"])
-@pytest.mark.parametrize("max_log2", [4, 10, 16])
+@pytest.mark.parametrize("max_log2", [pytest.param(4, marks=pytest.mark.slow), 10,
+                                      pytest.param(16, marks=pytest.mark.slow)])
 def test_fft_core_lints_clean(top, max_log2):
     result = verilator.lint(sources.fft_files(), top=top, options=[f"-GMAX_LOG2={max_log2}"])
     assert result.ok, result.output
