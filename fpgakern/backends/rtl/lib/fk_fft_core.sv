@@ -47,7 +47,8 @@ module fk_fft_core #(
     parameter int MAX_LOG2  = 16,  // longest transform 2^MAX_LOG2 (<= 16)
     parameter int LANES     = 1,   // samples per beat: 1 or 8
     parameter int OUT_DEPTH = 16,  // output FIFO (beats), a power of two >= 16
-    parameter int FLAGS     = 64   // frames in flight in the front (>= 18 * 3 + 2)
+    parameter int FLAGS     = 64   // > frames in flight in the front, at most
+                                   // (NB - 1 + 18 log2n) / NB + 2: 56 for LANES = 8, n = 8
 ) (
     input  logic                clk,
     input  logic                rst_n,
