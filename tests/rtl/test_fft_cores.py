@@ -3,7 +3,7 @@ in Verilator via cocotb (fft_tb.py), bit for bit against fpgakern.ir.fft.complex
 
 Per core one model (MAX_LOG2 = 10 by default, cached by content under
 fpgakern.paths.cache_dir()/fft_cores) runs every case in one simulation: forward and
-inverse at n = 8, 16, 64, 1024 on random, wide-range and special data (NaN, +-inf, +-0,
+inverse at n = 8, 16, 32, 64, 1024 on random, wide-range and special data (NaN, +-inf, +-0,
 subnormals), several transforms back to back under random input gaps and output
 backpressure, a change of n between batches, then 64 back-to-back 1024-point transforms
 with neither, whose rate is checked: >= 0.95 samples per cycle (sdf), >= 0.9 * 8
@@ -119,7 +119,7 @@ MINIMUM = {"sdf": 0.95, "lanes": 0.9 * 8}
 
 @pytest.mark.parametrize("core", ["sdf", "lanes"])
 def test_fft_core(core, tmp_path):
-    cases = [*functional_cases([3, 4, 6, 10]), THROUGHPUT]
+    cases = [*functional_cases([3, 4, 5, 6, 10]), THROUGHPUT]
     results = run_fft(core, 10, cases, tmp_path)
     rate = results[-1]["samples_per_cycle"]
     assert rate >= MINIMUM[core], results[-1]
