@@ -39,6 +39,7 @@ def _build(top: str, max_log2: int) -> Path:
     from cocotb_tools.runner import get_runner
 
     files = sources.fft_files()
+    # -Wno-fatal: the operators' UNOPTFLAT notes (fk_lzc), as every model build here has
     flags = (*verilator.FLAGS, "-Wno-fatal", "--output-split", "0")
     key = key_of(top, str(max_log2), verilator.version(), *flags, MAKE_OPT,
                  *(p.name.encode() + b"\0" + p.read_bytes() for p in files))
