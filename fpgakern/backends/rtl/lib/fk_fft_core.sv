@@ -47,7 +47,8 @@ module fk_fft_core #(
     parameter int MAX_LOG2  = 16,  // longest transform 2^MAX_LOG2 (<= 16)
     parameter int LANES     = 1,   // samples per beat: 1 or 8
     parameter int OUT_DEPTH = 16,  // output FIFO (beats), a power of two >= 16
-    parameter int FLAGS     = 64   // frames in flight in the front (>= 18 * 3 + 2)
+    parameter int FLAGS     = 64   // > frames in flight in the front, at most
+                                   // (NB - 1 + 18 log2n) / NB + 2: 56 for LANES = 8, n = 8
 ) (
     input  logic                clk,
     input  logic                rst_n,
@@ -79,8 +80,7 @@ module fk_fft_core #(
     logic [31:0] cfg_scale;
     logic [PW-1:0] nb_mask;  // NB - 1
     logic [4:0]  first;      // first active lane-local stage (NS: none)
-    assign nb_mask = PW'((1 << (cfg_l2 - 5'(LG))) - 1);
-    assign first   = 5'(MAX_LOG2) - cfg_l2;
+    logic        latch;      // the configuration is taken (registers below and per stage)
     assign eff_l2  = idle ? log2n : cfg_l2;
 
     // ------------------------------------------------------------------ front
@@ -99,6 +99,7 @@ module fk_fft_core #(
     assign restart     = take && front_empty;
     assign bubble      = can_write && !take && !front_empty && (boundary ? flush : !fr_real);
     assign ce_f        = take || bubble;
+    assign latch       = idle && take;
 
     // ------------------------------------------------------------------ writer state
     logic [FLAGS-1:0] flags;      // per frame: real
@@ -131,11 +132,15 @@ module fk_fft_core #(
             cfg_l2       <= 5'(MAX_LOG2);
             cfg_inv      <= 1'b0;
             cfg_scale    <= 32'h3F80_0000;
+            nb_mask      <= PW'((1 << NS) - 1);
+            first        <= '0;
         end else begin
-            if (idle && take) begin
+            if (latch) begin
                 cfg_l2    <= log2n;
                 cfg_inv   <= inverse;
                 cfg_scale <= scale;
+                nb_mask   <= PW'((1 << (log2n - 5'(LG))) - 1);
+                first     <= 5'(MAX_LOG2) - log2n;
             end
             if (restart) begin
                 pn           <= PW'(1);
@@ -180,9 +185,14 @@ module fk_fft_core #(
 
     for (genvar k = 0; k < NS; k++) begin : g_stage
         localparam int HD = 1 << (NS - 1 - k);
-        logic [PW-1:0] pos;
-        // Active from stage `first` on; 18 slots per active stage before this one.
-        assign pos = p0 - PW'(LAT * (k + int'(cfg_l2) - MAX_LOG2));
+        logic [PW-1:0] pos, offset;
+        // Active from stage `first` on; 18 slots per active stage before this one (a
+        // register, so that no multiply sits on the path to the stage's control).
+        always_ff @(posedge clk) begin
+            if (!rst_n) offset <= '0;
+            else if (latch) offset <= PW'(LAT * (k + int'(log2n) - MAX_LOG2));
+        end
+        assign pos = p0 - offset;
         if (k == 0) begin : g_in0
             assign st_in[k] = x0;
         end else begin : g_in

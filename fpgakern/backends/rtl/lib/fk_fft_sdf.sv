@@ -31,9 +31,9 @@
 // Rate: one sample per cycle in and out while in_valid and out_ready hold; a new
 // transform may start on the cycle after the previous one's last sample.
 // Latency (first sample in to its transform's first sample out, no stalls):
-//   about 2 * n + 18 * log2n + 9 cycles (n - 1 cycles to take the frame, n - 1 + 18 per
-//   stage through the stages, then the reorder and scale, see tests/rtl/test_fft_cores.py
-//   for the measured figure).
+//   2 * n + 18 * log2n + 8 cycles: n - 1 to take the frame, n - 1 + 18 per stage through
+//   the stages, 1 into the reorder RAM, 7 to read it and multiply by scale, 1 through the
+//   output FIFO (measured: 78 at n = 8, 2236 at n = 1024, 131368 at n = 65536).
 // Resources: per stage of half-span h: 4 fp32 add/sub, 4 mul, 2 add, a delay memory of
 // h words (h >= 8; 2h words in shift registers below), a twiddle ROM of h/2 + 1 words;
 // reorder 2 * 2^MAX_LOG2 words of 64 bits; 2 multipliers for scale.
