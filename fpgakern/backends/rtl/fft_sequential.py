@@ -3,7 +3,7 @@ transform, rendered from ``templates/top_fft_sequential.sv.j2``, independent of 
 Plan objects so that any layer can call it.
 
 The kernel computes, per row, exactly :func:`fpgakern.ir.fft.transform` (radix-2 DIF in an
-on-chip work memory of 2^16 complex64 samples, twiddles from ``lib/fk_fft_twiddle_rom.sv``,
+on-chip work memory of 2^16 complex64 samples, twiddles from ``oplib/fk_fft_twiddle_rom.sv``,
 butterflies by ``oplib/fk_fft_butterfly.sv``, bit-reversed read-out times ``scale``); the
 template's header comment describes the microarchitecture and its cycle counts.
 
@@ -32,7 +32,7 @@ MAX_LOG2 = 16  # the work memory holds 2^MAX_LOG2 samples (fft.MAX_FFT)
 ROM_LATENCY = 2  # fk_fft_twiddle_rom
 BUTTERFLY_LATENCY = 18  # fk_fft_butterfly
 BUTTERFLY_PIPE = ROM_LATENCY + BUTTERFLY_LATENCY  # issue to write back
-OPERATORS = ("fk_fft_butterfly", "fk_fp32_mul")  # the oplib modules the top instantiates
+OPERATORS = ("fk_fft_butterfly", "fk_fft_twiddle_rom", "fk_fp32_mul")  # the oplib modules it uses
 
 
 
