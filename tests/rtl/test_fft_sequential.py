@@ -133,7 +133,7 @@ def test_twiddle_rom_is_current():
     import subprocess
     import sys
 
-    script = Path(fft_sequential.__file__).parent / "oplib" / "gen_fft_twiddle_rom.py"
+    script = Path(fft_sequential.__file__).parent / "lib" / "gen_fft_twiddles.py"
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr

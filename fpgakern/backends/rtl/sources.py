@@ -24,9 +24,24 @@ _WORD_RE = re.compile(r"\b[A-Za-z_]\w*\b")
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
+FFT_PREFIX = "fk_fft_"  # the FFT cores' files: in lib/, but only transform kernels use them
+FFT_OPERATORS = ("fk_fp32_add", "fk_fp32_sub", "fk_fp32_mul")
+FFT_SUPPORT = ("fk_delay", "fk_valid_delay", "fk_ram", "fk_fifo")
+
+
 def library_files() -> list[Path]:
-    """Every support module, sorted by name (none depends on another's compile order)."""
-    return sorted(LIB_DIR.glob("*.sv"))
+    """Every support module every kernel compiles, sorted by name (none depends on
+    another's compile order). The FFT cores (fk_fft_*, with their 16385-word twiddle ROM)
+    are left out: see fft_files."""
+    return sorted(p for p in LIB_DIR.glob("*.sv") if not p.name.startswith(FFT_PREFIX))
+
+
+def fft_files() -> list[Path]:
+    """Every file the FFT cores fk_fft_sdf and fk_fft_lanes need: the fk_fft_* files, the
+    support modules they use and the float32 add, sub and mul operators."""
+    return [*sorted(LIB_DIR.glob(f"{FFT_PREFIX}*.sv")),
+            *(LIB_DIR / f"{m}.sv" for m in FFT_SUPPORT),
+            *operator_files(FFT_OPERATORS)]
 
 
 def strip_comments(text: str) -> str:
