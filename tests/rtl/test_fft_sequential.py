@@ -3,7 +3,12 @@ Verilator via cocotb, bit for bit against fpgakern.ir.fft.transform, and their l
 
 One Verilator build per transform and rung (n and rows are run-time arguments, so one
 build runs every case); each build takes about a minute on the shared cores, so the
-default run builds two and ``-m slow`` the rest.
+default run builds two (fft at rung 1, irfft at rung 0 under random AXI pauses: about
+2.5 minutes) and ``-m slow`` the rest, rung 1 under pauses, the cycles with a 64-cycle
+memory and the longest transform (n = 65536).
+
+    pytest tests/rtl/test_fft_sequential.py -s            # default; -s prints the cycles
+    pytest tests/rtl/test_fft_sequential.py -s -m slow    # everything else
 """
 
 from __future__ import annotations
