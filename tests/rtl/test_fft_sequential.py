@@ -18,7 +18,6 @@ import os
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from fpgakern.backends.rtl import fft_sequential

@@ -3,9 +3,10 @@ transform, rendered from ``templates/top_fft_sequential.sv.j2``, independent of 
 Plan objects so that any layer can call it.
 
 The kernel computes, per row, exactly :func:`fpgakern.ir.fft.transform` (radix-2 DIF in an
-on-chip work memory of 2^16 complex64 samples, twiddles from ``lib/fk_fft_twiddle.sv`` (the FFT cores' twiddle unit),
-butterflies by ``oplib/fk_fft_butterfly.sv``, bit-reversed read-out times ``scale``); the
-template's header comment describes the microarchitecture and its cycle counts.
+on-chip work memory of 2^16 complex64 samples, twiddles from ``lib/fk_fft_twiddle.sv``,
+the FFT cores' twiddle unit, butterflies by ``oplib/fk_fft_butterfly.sv``, bit-reversed
+read-out times ``scale``); the template's header comment describes the microarchitecture
+and its cycle counts.
 
 Interface (the contract, registers as fpgakern/interface.py lays them out): arguments
 ``x`` (input pointer, 0x10), ``out`` (output pointer, 0x1C), ``scale`` (float32, 0x28),
@@ -22,8 +23,14 @@ from pathlib import Path
 
 from fpgakern.backends.rtl import sources
 from fpgakern.backends.rtl.generate import _control, _environment, port_column
-from fpgakern.interface import CONTROL_PORT, CONTROL_RANGE, FIRST_ARG_OFFSET, Arg, AxiPort, \
-    KernelInterface
+from fpgakern.interface import (
+    CONTROL_PORT,
+    CONTROL_RANGE,
+    FIRST_ARG_OFFSET,
+    Arg,
+    AxiPort,
+    KernelInterface,
+)
 from fpgakern.ir import fft
 
 RUNGS = (0, 1)
