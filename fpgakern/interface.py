@@ -95,18 +95,25 @@ class KernelInterface:
         raise KeyError(name)
 
 
+def _pointer_ctype(plan: Plan, pointer: str) -> str:
+    """A pointer's element type in host C++ (Plan.pointer_dtype): the variant's dtype for
+    an input, the kernel's result type for the output (rfft's complex64, irfft's and
+    complex64 abs's float32, argmax's int64)."""
+    return plan.pointer_dtype(pointer).host_ctype.replace("int32_t", "int")
+
+
 def interface(plan: Plan) -> KernelInterface:
     """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, then
     the size arguments (``n``; a shaped kernel's are ``Kernel.size_args``)."""
     # The host's spelling (complex64: std::complex<float>); a complex64 kernel's scalars
     # are float.
-    ctype = plan.dtype.host_ctype.replace("int32_t", "int")
     scalar_ctype = DTYPES[plan.dtype.scalar_dtype].host_ctype.replace("int32_t", "int")
     args: list[Arg] = []
     offset = FIRST_ARG_OFFSET
     for name in plan.pointers:
         direction: Literal["in", "out"] = "out" if name in plan.kernel.outputs else "in"
         port = f"m_axi_{plan.bundle(name)}"
+        ctype = _pointer_ctype(plan, name)
         args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
         offset += 0x0C
     scalar_names = [s.name for s in plan.kernel.scalars]
@@ -115,7 +122,7 @@ def interface(plan: Plan) -> KernelInterface:
         args.append(Arg(name, len(args), "scalar", scalar_type, CONTROL_PORT, offset, 4))
         offset += 0x08
     masters = tuple(
-        AxiPort(f"m_axi_{bundle}", "master", plan.port_bits, 0xFFFF_FFFF_FFFF_FFFF)
+        AxiPort(f"m_axi_{bundle}", "master", plan.bundle_bits(bundle), 0xFFFF_FFFF_FFFF_FFFF)
         for bundle in plan.bundles
     )
     control = AxiPort(CONTROL_PORT, "slave", 32, CONTROL_RANGE)

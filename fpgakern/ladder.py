@@ -19,6 +19,9 @@ from fpgakern.ir.kernel import Kernel
 
 AXI_BURST_MAX_BEATS = 256
 AXI_BOUNDARY_BYTES = 4096
+# The transform length a spectral kernel's ideal is quoted at when no length is given
+# (the ladder benchmark's): its buffered rung's rate depends on the length.
+TRANSFORM_IDEAL_N = 1024
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ def builds(kernel: Kernel, index: int) -> bool:
     lists. What a kernel builds unasked is ``kernel.rungs``."""
     if index in kernel.rungs:
         return True
-    if not 0 <= index <= LAST_RUNG:
+    if not 0 <= index <= LAST_RUNG or kernel.kind == "transform":
         return False
     chosen = RUNGS[index]
     return not chosen.by_default and chosen.replicates in kernel.rungs
@@ -230,13 +233,53 @@ class Plan:
 
     @property
     def lanes(self) -> int:
-        """Elements per memory word: 512 / element bits at rung 4, else 1."""
-        return self.dtype.lanes(self.rung.vector_bits) if self.rung.vector_bits else 1
+        """Elements per memory word: 512 / element bits at rung 4, else 1. A transform's
+        lanes are complex samples (8 at rung 4), whatever its input's type."""
+        if not self.rung.vector_bits:
+            return 1
+        if self.kernel.kind == "transform":
+            return self.rung.vector_bits // DTYPES["complex64"].bits
+        return self.dtype.lanes(self.rung.vector_bits)
+
+    def pointer_lanes(self, pointer: str) -> int:
+        """Elements of ``pointer``'s type per memory word: 512 / its bits at rung 4 (a
+        transform's float32 pointer: 16), else 1 (one element per transfer)."""
+        if not self.rung.vector_bits:
+            return 1
+        return self.kernel.pointer_dtype(pointer, self.dtype.name).lanes(self.rung.vector_bits)
 
     @property
     def port_bits(self) -> int:
-        """Width of each m_axi port's data bus."""
+        """Width of the inputs' m_axi data buses: 512 at rung 4, else one element's (the
+        widest element's words; a transform's: one complex sample's, 64, also where an
+        input or output is float32). An elementwise output may be narrower
+        (:meth:`pointer_bits`)."""
+        if self.kernel.kind == "transform":
+            return self.rung.vector_bits or DTYPES["complex64"].bits
         return self.rung.vector_bits or self.dtype.bits
+
+    def pointer_dtype(self, pointer: str) -> DType:
+        """The element type of ``pointer`` (Kernel.pointer_dtype): the output's is the
+        kernel's result type (complex64 abs: float32; argmax: int64; irfft: float32),
+        every input's the variant's dtype."""
+        return self.kernel.pointer_dtype(pointer, self.dtype.name)
+
+    def pointer_bits(self, pointer: str) -> int:
+        """Width of ``pointer``'s words: an elementwise output narrower than the elements
+        (complex64 -> float32) has words of as many lanes of its own type (256 bits at
+        rung 4, 32 below); every other pointer the inputs' port_bits (a reduction's wider
+        result is written as several words; a transform's pointers share its width)."""
+        out = self.pointer_dtype(pointer)
+        if pointer in self.kernel.outputs and self.kernel.kind == "elementwise" \
+                and out.bits < self.dtype.bits:
+            return self.lanes * out.bits
+        return self.port_bits
+
+    def bundle_bits(self, bundle: str) -> int:
+        """Width of one m_axi bundle's data bus: the widest words among its pointers (one
+        shared bundle before rung 2 carries both the 64-bit complex64 inputs and the
+        32-bit results)."""
+        return max(self.pointer_bits(p) for p in self.pointers if self.bundle(p) == bundle)
 
     @cached_property
     def compute_units(self) -> int:
@@ -303,6 +346,8 @@ class Plan:
         is latency-bound: no meaningful figure."""
         if self.rung.index == 0:
             return None
+        if self.kernel.kind == "transform":
+            return self.transform_rate(TRANSFORM_IDEAL_N)
         if self.rung.buffered:
             staged = self.kernel.staged(self.dtype.name)
             if staged is not None and staged.kind in ("row_map", "row_reduction"):
@@ -314,6 +359,19 @@ class Plan:
             # A broadcast kernel's per-channel inputs are read once per run instead
             # (table_cycles).
             return 1.0 / (len(self.element_inputs) + 1)
+        return float(self.lanes * self.compute_units)
+
+    def transform_rate(self, n: int) -> float | None:
+        """A transform kernel's ideal, in complex samples per cycle, at length ``n``. Rung
+        1 reads a row (n cycles), runs the log2(n) stages of n/2 butterflies at one per
+        cycle, then writes the row (n cycles): n / (2n + log2(n) n/2). The streaming
+        rungs take one sample per cycle per lane and compute unit. Rung 0 waits on every
+        transfer and butterfly: no figure."""
+        if self.rung.index == 0:
+            return None
+        if self.rung.buffered:
+            levels = n.bit_length() - 1
+            return n / (2 * n + levels * n / 2)
         return float(self.lanes * self.compute_units)
 
     @property
@@ -341,6 +399,8 @@ class Plan:
         """The ideal rate of one call with these size arguments (Kernel.size_args): the
         rung's ideal, but for a broadcast kernel, whose table load (table_cycles) comes
         before the elements, n over the table load plus n at the ideal rate."""
+        if self.kernel.kind == "transform":
+            return self.transform_rate(sizes["n"])
         rate = self.ideal_elements_per_cycle
         if rate is None or self.kernel.kind != "broadcast":
             return rate
@@ -352,6 +412,8 @@ class Plan:
         """Bytes one element of the kernel's work moves through ``pointer``: an input's
         element, an elementwise output's element; a reduction writes one word per call,
         nothing per element."""
+        if self.kernel.kind == "transform":
+            return self.kernel.pointer_dtype(pointer, self.dtype.name).bytes
         if pointer in self.kernel.outputs:
             return 0 if self.kernel.is_reduction else \
                 self.kernel.output_dtype(self.dtype.name).bytes

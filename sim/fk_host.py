@@ -280,6 +280,8 @@ def shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Share]:
     kernel = plan.kernel
     if kernel.kind in ROW_KINDS:
         return row_shares(plan, tensors, cus)
+    if kernel.kind == "transform":
+        return transform_shares(plan, tensors, cus)
     if kernel.kind != "broadcast":
         n = next(iter(tensors.values())).size
         return [Share({x: np.ascontiguousarray(tensors[x]).ravel()[lo:hi]
@@ -335,6 +337,38 @@ def row_shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Sha
                   for x in kernel.inputs}
         count = hi - lo if layout.row_output else (hi - lo) * pitch
         out.append(Share(inputs, {"rows": hi - lo, "cols": cols}, count))
+    return out
+
+
+def transform_pitches(plan: Plan, cols: int) -> tuple[int, int, int]:
+    """A transform's length n for input rows of ``cols``, and the input and output row
+    pitches: each row in whole words of its pointer's lanes (runtime/transform.py)."""
+    from fpgakern.ir import fft
+
+    kernel = plan.kernel
+    n = 2 * (cols - 1) if kernel.transform == "irfft" else cols
+    out_cols = fft.output_length(kernel.transform, n)
+
+    def pitch(count: int, pointer: str) -> int:
+        lanes = plan.pointer_lanes(pointer)
+        return -(-count // lanes) * lanes
+
+    return n, pitch(cols, kernel.inputs[0]), pitch(out_cols, kernel.output)
+
+
+def transform_shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Share]:
+    """A transform's CUs take whole rows, each row padded to its pitch with NaN (which
+    the kernel must not read)."""
+    kernel = plan.kernel
+    x = np.asarray(tensors[kernel.inputs[0]])
+    rows, cols = x.shape
+    n, in_pitch, out_pitch = transform_pitches(plan, cols)
+    out = []
+    for lo, hi in split(rows, cus, granule=1):
+        padded = np.full((hi - lo, in_pitch), np.nan, dtype=x.dtype)
+        padded[:, :cols] = x[lo:hi]
+        out.append(Share({kernel.inputs[0]: padded.ravel()}, {"rows": hi - lo, "n": n},
+                         (hi - lo) * out_pitch))
     return out
 
 
@@ -453,6 +487,24 @@ class Host:
             return run, np.zeros(main.shape, dtype=out_dtype)  # no element to write
         parts = [o.reshape(-1, pitch)[:, :cols] for o in run.outputs]
         return run, np.concatenate(parts).reshape(main.shape)
+
+    async def call_transform(self, tensors: dict[str, np.ndarray],
+                             scalars: dict[str, float | int], timeout_cycles: int
+                             ) -> tuple[Run, np.ndarray]:
+        """Run a transform kernel on rows (:func:`transform_shares`); returns the run and
+        the output rows, their padding stripped."""
+        from fpgakern.ir import fft
+
+        kernel = self.plan.kernel
+        x = np.asarray(tensors[kernel.inputs[0]])
+        n, _, out_pitch = transform_pitches(self.plan, x.shape[-1])
+        out_cols = fft.output_length(kernel.transform, n)
+        run = await self.call(tensors, scalars, timeout_cycles)
+        parts = [o.reshape(-1, out_pitch)[:, :out_cols] for o in run.outputs]
+        out_dtype = kernel.output_dtype(self.plan.dtype.name).numpy
+        if not parts:
+            return run, np.zeros((0, out_cols), dtype=out_dtype)
+        return run, np.concatenate(parts)
 
     async def _timeout_report(self, timeout_cycles: int, jobs: list) -> str:
         states = []

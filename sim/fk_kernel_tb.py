@@ -26,7 +26,7 @@ from fpgakern.ir.ops import OPS
 from fpgakern.ladder import MemorySystem
 from fpgakern.ladder import plan as make_plan
 from fpgakern.spec.library import Library
-from fpgakern.verify import compare, stimulus
+from fpgakern.verify import compare, spectral, stimulus
 
 
 def load_job() -> dict:
@@ -51,6 +51,11 @@ def make_memory(job: dict, p) -> FastMemory | RamMemory:
 
 
 def select_cases(job: dict, kernel, dtype) -> list[stimulus.Case]:
+    if kernel.kind == "transform":
+        cases = spectral.cases(kernel, dtype, size=job["size"], seed=job.get("seed", 0),
+                               special=job.get("special", True))
+        wanted = job.get("labels")
+        return [c for c in cases if c.label in wanted] if wanted else cases
     if kernel.kind in ROW_KINDS:
         cases = stimulus.row_cases(kernel, dtype, size=job["size"], seed=job.get("seed", 0),
                                    special=job.get("special", True))
@@ -108,6 +113,8 @@ async def run_kernel(dut) -> None:
             timeout = timeout_for(p, case.size, job["latency"])
             if kernel.kind in ROW_KINDS:  # whole shaped tensors, rows padded and stripped
                 run, actual = await host.call_rows(case.tensors, case.scalars, timeout)
+            elif kernel.kind == "transform":  # rows in, rows out, each padded and stripped
+                run, actual = await host.call_transform(case.tensors, case.scalars, timeout)
             else:
                 run = await host.call(case.tensors, case.scalars, timeout)
                 actual = combine(p, run.outputs, case.size, run.sizes, case.tensors)

@@ -24,7 +24,10 @@ from fpgakern.verify import csim, shaped_stimulus, stimulus
 def test_csim_matches_reference(library, tmp_path, name, rung, dtype):
     p = plan(library.get(name), rung, dtype)
     sources = generate(p, tmp_path)
-    if p.kernel.staged(dtype) is not None:  # broadcast, row kinds: whole shaped tensors
+    if p.kernel.transform is not None:  # rows of several lengths, norms, specials
+        cases = csim.cases_for(p, 700)
+        assert {"random", "n_8", "norm_ortho", "special", "no_rows"} <= {c.label for c in cases}
+    elif p.kernel.staged(dtype) is not None:  # broadcast, row kinds: whole shaped tensors
         cases = shaped_stimulus.cases(p.kernel, p.dtype)
         assert "specials" in {c.label for c in cases}
     else:

@@ -160,6 +160,15 @@ def test_no_generated_kernel_asserts_a_false_dependence(library):
     for p in _every_variant(library):
         text = render_kernel(p)
         pragmas = _DEPENDENCE.findall(text)
+        if p.kernel.transform is not None:
+            # A delay line (rungs 2-4) is read at i and written back for i + h: a true
+            # dependence at distance h. Rung 1's stage loop may say false: each element
+            # is read and written by one butterfly of the stage only, and stages do not
+            # overlap (LOOP_FLATTEN off).
+            for args in pragmas:
+                assert "dependent=true distance=" in args or (
+                    p.rung.index == 1 and "LOOP_FLATTEN off" in text), (p.top, args)
+            continue
         assert not any(re.search(r"\bfalse\b|\binter\s*$", args) for args in pragmas), \
             f"{p.top} rung {p.rung.index}: {pragmas}"
         staged = p.kernel.staged(p.dtype.name)

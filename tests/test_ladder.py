@@ -193,3 +193,29 @@ def test_row_kernels_ideal_per_rung():
     assert plan(LIBRARY.get("nn_ops/row_sum"), 1, "float32").ideal_elements_per_cycle == 1.0
     assert plan(softmax, 2, "float32").ideal_elements_per_cycle == 1.0
     assert plan(softmax, 4, "float32").ideal_elements_per_cycle == 16.0
+
+
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
+def test_pointer_types_and_widths_of_complex64_to_float32(rung):
+    """complex64 in, float32 out: each pointer its own element type (interface, host) and
+    words (lanes of the widest element: 8 at rung 4, a 512-bit input and a 256-bit output
+    port); one shared bundle before rung 2 as wide as the widest words."""
+    from fpgakern.interface import interface
+
+    p = plan(LIBRARY.get("unary_ops/abs"), rung, "complex64")
+    assert p.pointer_dtype("x").name == "complex64" and p.pointer_dtype("out").name == "float32"
+    lanes = 8 if rung == 4 else 1
+    assert p.lanes == lanes
+    assert p.pointer_bits("x") == 64 * lanes and p.pointer_bits("out") == 32 * lanes
+    iface = interface(p)
+    assert iface.arg("x").ctype == "std::complex<float>*" and iface.arg("out").ctype == "float*"
+    widths = {port.name: port.data_width for port in iface.masters}
+    if rung < 2:
+        assert widths == {"m_axi_gmem": 64}
+    else:
+        assert widths == {"m_axi_gmem0": 64 * lanes, "m_axi_gmem1": 32 * lanes}
+    assert p.pointer_bytes("out") == 4 and p.pointer_bytes("x") == 8
+    # every other kernel: one width, the output's type the result's (argmax: int64)
+    q = plan(LIBRARY.get("reduce_ops/argmax"), rung, "float32")
+    assert q.pointer_bits("out") == q.port_bits
+    assert interface(q).arg("out").ctype == "int64_t*"

@@ -24,7 +24,10 @@ _SUBNORMALS = {
 # complex64's own ops in the RTL: its expression is lowered to float32 operators
 # (fpgakern.ir.complex_lowering).
 _LOWERED = {"to_complex64": "lowered: (a, +0), wiring (docs/rtl.md); bit-exact",
-            "conj": "lowered: `fk_fp32_neg` on the imaginary part (docs/rtl.md); bit-exact"}
+            "conj": "lowered: `fk_fp32_neg` on the imaginary part (docs/rtl.md); bit-exact",
+            "real": "lowered: the lane's low 32 bits, wiring (docs/rtl.md); bit-exact",
+            "imag": "lowered: the lane's high 32 bits, wiring (docs/rtl.md); bit-exact",
+            "angle": "lowered: `fk_fp32_atan2`(im, re) (docs/rtl.md); <= 2 ulp"}
 
 
 def _rtl(op: Op) -> str:

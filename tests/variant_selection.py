@@ -22,9 +22,20 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
         # tests/rtl/test_complex_lowering.py proves bit for bit against the reference (each
         # operator: tests/oplib). What simulating it proves beyond that is the 64-bit lane
         # in each top template: 64-bit ports at the sequential rungs (0-1) and the dataflow
-        # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4.
+        # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4; and a
+        # float32 result's narrower output (packed two to a beat of the shared bundle at
+        # rungs 0-1, a port of its own after): abs, angle, real or imag at 0, 2 and 4.
+        dtype = f"{dtype}->{kernel.output_dtype(dtype).name}"
         r = RUNGS[rung]
         return {("lane", dtype, r.dataflow, r.vector_bits)}
+    if kernel.kind == "transform":
+        # C simulation: each transform at each rung (its own adapters and tables). RTL
+        # simulation: one transform per rung, rung 3 being rung 2's kernel as N CUs; the
+        # other transforms' adapters run on hw_emu (tests/runtime/test_spectral_kernels.py)
+        # and every transform's RTL at every rung under -m slow.
+        if operators:
+            return {("rung", "transform", kernel.transform, rung)}
+        return {("rung", "transform", 2 if rung == 3 else rung)}
     ops = kernel.ops_used(dtype)
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests

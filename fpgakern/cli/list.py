@@ -30,7 +30,7 @@ def command(specs: Path | None, as_json: bool) -> None:
             "categories": [
                 {"name": c.name, "doc": c.doc, "origin": c.origin, "kernels": [
                     {"name": k.name, "kernel": k.qualname, "doc": k.doc, "mirrors": k.mirrors,
-                     "dtypes": list(k.dtypes), "rungs": list(k.rungs), "expression": k.expression,
+                     "dtypes": list(k.dtypes), "rungs": list(k.rungs), "expression": k.definition,
                      "kind": k.kind, "shapes": {name: list(dims) for name, dims in k.shapes},
                      "let": dict(k.lets)}
                     for k in c.kernels]}
@@ -49,9 +49,9 @@ def command(specs: Path | None, as_json: bool) -> None:
         for k in category.kernels:
             rungs = " ".join(map(str, k.rungs))
             # Text, not markup: an expression may hold brackets one day (indexing).
-            row = (k.name, k.kind, k.mirrors or "", k.expression, ", ".join(k.dtypes), rungs)
+            row = (k.name, k.kind, k.mirrors or "", k.definition, ", ".join(k.dtypes), rungs)
             table.add_row(*(Text(cell) for cell in row))
-            lines.append(Text(f"  {k.qualname}: {k.expression}; kind {k.kind}; mirrors "
+            lines.append(Text(f"  {k.qualname}: {k.definition}; kind {k.kind}; mirrors "
                               f"{k.mirrors or '-'}; dtypes {', '.join(k.dtypes)}; rungs {rungs}"))
         tables.append((table, lines))
     print_tables(console, tables)

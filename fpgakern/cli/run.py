@@ -19,7 +19,7 @@ from fpgakern.cli._common import (
     specs_option,
 )
 from fpgakern.errors import UsageError, display_path
-from fpgakern.ir import shapes
+from fpgakern.ir import fft, shapes
 from fpgakern.ir.kernel import SHAPED_KINDS
 from fpgakern.ladder import plan
 from fpgakern.orchestrate.build import run_build
@@ -27,6 +27,7 @@ from fpgakern.orchestrate.executors import make_executor
 from fpgakern.orchestrate.manifest import MANIFEST
 from fpgakern.report.record import recorder
 from fpgakern.runtime import device as runtime
+from fpgakern.runtime import transform
 from fpgakern.runtime.targets import TARGETS
 from fpgakern.util.text import plural
 from fpgakern.verify import compare, stimulus
@@ -39,7 +40,9 @@ Examples:
   fpgakern run binary_ops/add --scalar alpha=2.5
   fpgakern run nn_ops/softmax --opt 4 --shape 256,1024 --target hw_emu
 The variant is built first when the build tree does not have it. Kernels with shapes
-(nn_ops) run a tensor of --shape (default: --size elements as rows of 1024).
+(nn_ops) run a tensor of --shape (default: --size elements as rows of 1024); transforms
+(spectral_ops) run rows of --shape too (the input's: an irfft row of n/2 + 1 bins), with
+--norm as torch.fft's norm.
 """
 # A shaped kernel's default main tensor: --size elements as (size / 1024, 1024, 1, ...).
 DEFAULT_ROW = 1024
@@ -54,6 +57,23 @@ def _parse_shape(text: str | None, size: int, named: int) -> tuple[int, ...]:
         shape = ()
     if not shape or min(shape) < 0:
         raise UsageError(f"--shape {text!r}: write the extents as D0,D1,... (e.g. 256,1024)")
+    return shape
+
+
+def _transform_shape(transform: fft.Transform, text: str | None,
+                     size: int) -> tuple[int, ...]:
+    """A transform's input shape: --shape, or --size samples as rows of DEFAULT_ROW (an
+    irfft's rows of DEFAULT_ROW / 2 + 1 bins)."""
+    if text is not None:
+        shape = _parse_shape(text, size, 2)
+    else:
+        shape = (max(size // DEFAULT_ROW, 1), fft.input_length(transform, DEFAULT_ROW))
+    last = shape[-1]
+    n = 2 * (last - 1) if transform == "irfft" else last
+    try:
+        fft.check_length(n)
+    except ValueError as err:
+        raise UsageError(f"--shape {','.join(map(str, shape))}: {err}") from None
     return shape
 
 
@@ -82,6 +102,8 @@ def _parse_scalars(items: tuple[str, ...]) -> dict[str, float]:
 @click.option("--shape", default=None,
               help="Kernels with shapes: the main tensor's extents, D0,D1,...")
 @click.option("--scalar", "scalars", multiple=True, help="NAME=VALUE (e.g. alpha=2).")
+@click.option("--norm", type=click.Choice(fft.NORMS), default=None,
+              help="Transforms: torch.fft's norm (default backward).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--xclbin", type=click.Path(path_type=Path, dir_okay=False, exists=True),
               default=None, help="Run the kernel of this .xclbin instead of the build tree.")
@@ -92,7 +114,8 @@ def _parse_scalars(items: tuple[str, ...]) -> dict[str, float]:
 @specs_option
 @json_option
 def command(kernel: str, target: str | None, opt: int | None, dtype: str | None, size: int,
-            shape: str | None, scalars: tuple[str, ...], seed: int, xclbin: Path | None,
+            shape: str | None, scalars: tuple[str, ...], norm: str | None, seed: int,
+            xclbin: Path | None,
             build_dir: Path | None, read_latency: int, specs: Path | None, as_json: bool) -> None:
     """Run KERNEL on random data on sw_emu, hw_emu or hw, and check it against numpy.
 
@@ -102,9 +125,14 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
     library = load_library(specs)
     k = library.get(kernel)
     layout = k.layout if k.kind in SHAPED_KINDS else None
-    if shape is not None and layout is None:
+    if shape is not None and layout is None and k.transform is None:
         raise UsageError(f"--shape: {k.qualname} takes flat inputs (give --size)")
+    if norm is not None and k.transform is None:
+        raise UsageError(f"--norm: {k.qualname} is not a transform")
     main_shape: tuple[int, ...] = ()
+    if k.transform is not None:
+        main_shape = _transform_shape(k.transform, shape, size)
+        size = math.prod(main_shape)
     if layout is not None:
         named = len(layout.main) - (shapes.ANY in layout.main)
         main_shape = _parse_shape(shape, size, named)
@@ -154,7 +182,14 @@ def command(kernel: str, target: str | None, opt: int | None, dtype: str | None,
 
     rng = np.random.default_rng(seed)
     case_scalars = {s.name: s.default for s in k.scalars} | _parse_scalars(scalars)
-    if layout is not None:  # a shaped kernel: each operand in its shape beside the main one
+    if k.transform is not None:  # rows of the input, n from their length
+        x = stimulus.random_values(p.dtype, size, rng).reshape(main_shape)
+        actual = handle(x, norm=norm)
+        n = transform.length(k, main_shape[-1], None)
+        case = stimulus.Case("run", {k.inputs[0]: x.reshape(-1, main_shape[-1])},
+                             {"scale": float(fft.norm_scale(k.transform, n, norm))})
+        verdict = compare.judge(k, dtype, case, actual.reshape(-1, actual.shape[-1]))
+    elif layout is not None:  # a shaped kernel: each operand in its shape beside the main one
         tensors = {name: stimulus.random_values(p.dtype, math.prod(dims), rng).reshape(dims)
                    for name in k.inputs
                    for dims in [shapes.operand_shape(name, layout, main_shape)]}

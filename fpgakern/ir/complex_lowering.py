@@ -2,12 +2,15 @@
 
 Why lowering, not complex operator modules: the op table stays the one place that says
 what each operation computes, and the float32 operators it lowers to (add, sub, mul,
-fma, div, neg, abs, eq, ge, where) are each already proven bit for bit against their
-references, with II=1 and their op-table latency, by tests/oplib. A complex64 kernel's
-RTL is then the same scheduler's pipeline (``schedule_outputs``) over two float32 roots,
-the real and the imaginary part, which share their common sub-expressions; the top
-module slices each 64-bit lane into its float32 components (re in bits [31:0], im in
-[63:32]) and packs ``{im, re}`` back. No new arithmetic, no new latencies to prove.
+fma, div, neg, abs, eq, ge, where; lt, gt, sqrt and atan2 for the float32 results) are
+each already proven against their references, with II=1 and their op-table latency, by
+tests/oplib. A complex64 kernel's RTL is then the same scheduler's pipeline
+(``schedule_outputs``) over two float32 roots, the real and the imaginary part, which
+share their common sub-expressions; the top module slices each 64-bit lane into its
+float32 components (re in bits [31:0], im in [63:32]) and packs ``{im, re}`` back. A
+kernel with a float32 result (abs, angle, real, imag) is one float32 root
+(:func:`lower_real`) over the components, written to 32-bit lanes. No new arithmetic, no
+new latencies to prove.
 
 :func:`lower` rewrites a typed complex64 graph (fpgakern.ir.expr) into that pair. Its
 float32 operations are exactly the op table's references (fpgakern.ir.ops: _cmul_parts,
@@ -31,6 +34,10 @@ div(x, y)                 Smith's algorithm, both branches computed and selected
                           fma(-a, r, b)*s), replaced by (a/|c|, b/|d|) where c == 0
                           and d == 0; r' = c/d, s' = 1/fma(c, r', d), (fma(a, r', b)*s',
                           fma(b, r', -a)*s'); where(|c| >= |d|, first, second)
+real(x) / imag(x)         a / b: a float32 result (lower_real), a component as it is
+angle(x)                  atan2(b, a)
+abs(x)                    hypot(a, b) scaled so that no square over- or underflows
+                          (_hypot: the HLS C++ fk::abs, operation for operation)
 ========================  ==============================================================
 
 Every float32 sub-expression of a complex64 graph (a scalar, ``neg(alpha)``) is kept as
@@ -129,6 +136,47 @@ def _componentwise(name: str) -> Callable[[Pair, Pair], Pair]:
     return lowered
 
 
+def _hypot(x: Pair) -> expr.Node:
+    """complex64 abs as float32 operations, exactly fk::abs (fpgakern_ops.h): m and s the
+    larger and the smaller of |re| and |im|, both scaled by 2^100 where m < 2^-60 and by
+    2^-70 where m > 2^60 (exact: a power of two, and no result overflows; a scaled s that
+    underflows is below 2^-90 of m), then sqrt(fma(m, m, s*s)) scaled back, and +inf where
+    either part is infinite (C99 hypot, even beside a NaN). Unscaled, m^2 + s^2 lies in
+    [2^-120, 2^121]: no overflow, and an s*s that underflows is below 2^-24 of m^2's ulp
+    scale. Error: s*s rounded (<= 2^-24 s^2 <= 2^-25 (m^2 + s^2)), the fma rounded
+    (2^-24), halved by the sqrt, plus the sqrt's half ulp: < 1.25 ulp, and one more
+    rounding where the result is subnormal (docs/operators.md)."""
+    a, b = _apply("abs", x[0]), _apply("abs", x[1])
+    a_larger = _apply("ge", a, b)
+    big, small = _apply("where", a_larger, a, b), _apply("where", a_larger, b, a)
+
+    def const(v: float) -> expr.Node:
+        return expr.Const(F32, v)
+
+    tiny = _apply("lt", big, const(2.0**-60))
+    huge = _apply("gt", big, const(2.0**60))
+    up = _apply("where", tiny, const(2.0**100), _apply("where", huge, const(2.0**-70),
+                                                        const(1.0)))
+    down = _apply("where", tiny, const(2.0**-100), _apply("where", huge, const(2.0**70),
+                                                           const(1.0)))
+    big_s, small_s = _apply("mul", big, up), _apply("mul", small, up)
+    root = _apply("sqrt", _apply("fma", big_s, big_s, _apply("mul", small_s, small_s)))
+    result = _apply("mul", root, down)
+    inf = const(float("inf"))
+    return _apply("where", _apply("eq", a, inf), inf,
+                  _apply("where", _apply("eq", b, inf), inf, result))
+
+
+# complex64 -> float32 ops, by op-table name: the operand's (re, im) pair in, the float32
+# result out.
+_TO_REAL: dict[str, Callable[[Pair], expr.Node]] = {
+    "real": lambda x: x[0],
+    "imag": lambda x: x[1],
+    "angle": lambda x: _apply("atan2", x[1], x[0]),
+    "abs": _hypot,
+}
+
+
 # Each complex64 op, by op-table name: its complex64 operands' (re, im) pairs in, the
 # result's pair out (to_complex64 and conj are handled in _Lowering.pair).
 _LOWERINGS: dict[str, Callable[..., Pair]] = {
@@ -140,7 +188,7 @@ _LOWERINGS: dict[str, Callable[..., Pair]] = {
 }
 
 # Every complex64 op lower() handles (the op table's complex64 ops it may meet).
-LOWERED_OPS = frozenset({*_LOWERINGS, "to_complex64", "conj"})
+LOWERED_OPS = frozenset({*_LOWERINGS, *_TO_REAL, "to_complex64", "conj"})
 
 
 class _Lowering:
@@ -148,6 +196,21 @@ class _Lowering:
         self.inputs = inputs
         # Memo by canonical text: a sub-expression used twice is lowered once.
         self.done: dict[str, Pair] = {}
+
+    def real(self, node: expr.Node) -> expr.Node:
+        """A float32 node with its complex64 operands lowered: a complex64 -> float32 op
+        (abs, real, imag, angle) on its operand's pair; any other float32 op on its lowered
+        operands; inputs, scalars and literals as they are."""
+        if isinstance(node, expr.Apply):
+            complex_args = [a for a in node.args if a.dtype == C64]
+            if complex_args:
+                if node.op.name not in _TO_REAL:
+                    raise UsageError(f"complex64 {node.op.name} has no RTL (no float32 "
+                                     "lowering) yet")
+                (arg,) = complex_args
+                return _TO_REAL[node.op.name](self.pair(arg))
+            return expr.Apply(node.dtype, node.op, tuple(self.real(a) for a in node.args))
+        return node
 
     def pair(self, node: expr.Node) -> Pair:
         assert node.dtype == C64, node
@@ -161,7 +224,7 @@ class _Lowering:
             case expr.Const(value=value):  # a real literal in complex context: (v, +0)
                 result = (expr.Const(F32, float(value)), _zero())
             case expr.Apply(op=op, args=(real,)) if op.name == "to_complex64":
-                result = (real, _zero())
+                result = (self.real(real), _zero())
             case expr.Apply(op=op, args=(x,)) if op.name == "conj":
                 re, im = self.pair(x)
                 result = (re, _apply("neg", im))
@@ -175,15 +238,29 @@ class _Lowering:
         return result
 
 
-def lower(root: expr.Node, inputs: tuple[str, ...]) -> Lowered:
-    """The (re, im) float32 graphs of the complex64 graph ``root`` over complex64
-    ``inputs``: each input ``x`` becomes the float32 inputs ``x_re`` and ``x_im``
-    (:func:`component`). UsageError for an op with no lowering, or where a component's
-    name would be another input's."""
+def lower_real(root: expr.Node, inputs: tuple[str, ...]) -> tuple[expr.Node, tuple[str, ...]]:
+    """The float32 graph of a float32 ``root`` over complex64 ``inputs`` (abs, real,
+    imag, angle of a complex64 expression), and the float32 component inputs it may use
+    (as :func:`lower`'s)."""
+    assert root.dtype == F32, root
+    names = _component_names(inputs)
+    return _Lowering(inputs).real(root), names
+
+
+def _component_names(inputs: tuple[str, ...]) -> tuple[str, ...]:
     names = [component(x, part) for x in inputs for part in PARTS]
     clash = sorted(set(names) & set(inputs))
     if clash:
         raise UsageError(f"complex64 RTL: input {clash[0]} clashes with the component of "
                          "another input; rename it")
+    return tuple(names)
+
+
+def lower(root: expr.Node, inputs: tuple[str, ...]) -> Lowered:
+    """The (re, im) float32 graphs of the complex64 graph ``root`` over complex64
+    ``inputs``: each input ``x`` becomes the float32 inputs ``x_re`` and ``x_im``
+    (:func:`component`). UsageError for an op with no lowering, or where a component's
+    name would be another input's."""
+    names = _component_names(inputs)
     re, im = _Lowering(inputs).pair(root)
-    return Lowered(re, im, tuple(names))
+    return Lowered(re, im, names)

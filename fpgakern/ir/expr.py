@@ -273,7 +273,7 @@ class _Builder:
                                 f"{operand_dtype} ({problem})")
         typed = tuple(_promote(_retype_const(n, operand_dtype), operand_dtype)
                       if n.dtype != BOOL else n for n in operands)
-        return Apply(entry.result_dtype or operand_dtype, entry, typed)
+        return Apply(entry.result_for(operand_dtype), entry, typed)
 
 
 def _unify(name: str, operands: list[Node]) -> str:

@@ -32,10 +32,11 @@ def quarter_wave(n: int = MAX_FFT) -> list[int]:
     context.precision = 200
     pi = gmpy2.const_pi()
     bits: list[int] = []
-    for k in range(n // 4 + 1):
-        exact = gmpy2.cos(2 * pi * k / n)
+    for k in range(n // 4):
+        exact = gmpy2.cos(2 * pi * k / n)  # in [cos(pi/2 - 2pi/n), 1]: normal float32s
         rounded = gmpy2.mpfr(exact, 24)  # 24-bit significand: float32, round to nearest even
         bits.append(_float32_bits(float(rounded)))
+    bits.append(0)  # cos(pi/2) is 0 exactly; MPFR's pi/2 would give a tiny non-zero
     return bits
 
 

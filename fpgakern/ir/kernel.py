@@ -7,17 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from fpgakern.ir import expr
+from fpgakern.ir import expr, fft
 from fpgakern.ir import shapes as shape_rules
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES, DType
 from fpgakern.ir.ops import Accuracy, Op
 
 # What shape of computation a kernel is; every generator and checker dispatches on it,
-# never on the folder (category) a spec sits in. The last three need a spec's ``shapes``
-# (fpgakern.ir.shapes). Kinds to come (DESIGN.md): transforms (FFT).
-KernelKind = Literal["elementwise", "reduction", "broadcast", "row_reduction", "row_map"]
+# never on the folder (category) a spec sits in. Three need a spec's ``shapes``
+# (fpgakern.ir.shapes); ``transform`` is a spec's ``transform:`` (fpgakern.ir.fft).
+KernelKind = Literal["elementwise", "reduction", "broadcast", "row_reduction", "row_map",
+                     "transform"]
 KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction", "broadcast", "row_reduction",
-                                 "row_map")
+                                 "row_map", "transform")
 SHAPED_KINDS: tuple[KernelKind, ...] = ("broadcast", "row_reduction", "row_map")
 
 
@@ -52,11 +53,22 @@ class Kernel:
     # A shaped kernel's stated accuracy (``accuracy`` key), where its ops' classes do not
     # decide it: the row kinds, whose statistics the hardware sums in its own order.
     stated_accuracy: Accuracy | None = None
+    # A spectral kernel's transform (fft, ifft, rfft, irfft): rows of its one input
+    # transformed along the last dimension, every result times its one scalar ``scale``
+    # (torch's norm). Such a kernel has no expression (``expression`` is "").
+    transform: fft.Transform | None = None
 
     @property
     def qualname(self) -> str:
         """``category/name``, the way users name a kernel on the command line."""
         return f"{self.category}/{self.name}"
+
+    @property
+    def definition(self) -> str:
+        """What the kernel computes, as a line: its expression, or its transform."""
+        if self.transform is not None:
+            return f"{self.transform}({self.inputs[0]}) * scale"
+        return self.expression
 
     @property
     def output(self) -> str:
@@ -113,8 +125,8 @@ class Kernel:
     @property
     def reduction(self) -> Op | None:
         """The reduction op at the root of a kernel that reduces all its elements to one,
-        or None (elementwise and shaped kernels)."""
-        if self.staged(self.dtypes[0]) is not None:
+        or None (elementwise, shaped and transform kernels)."""
+        if self.transform is not None or self.staged(self.dtypes[0]) is not None:
             return None
         return expr.reduction_of(self.graph(self.dtypes[0]))
 
@@ -126,7 +138,9 @@ class Kernel:
     def kind(self) -> KernelKind:
         """``elementwise`` (n elements in, n out), ``reduction`` (all elements to one), or a
         shaped kind (fpgakern.ir.shapes) from ``shapes`` and the expression: a ``sum(...)``
-        in any category is a reduction."""
+        in any category is a reduction; ``transform`` for a spectral kernel."""
+        if self.transform is not None:
+            return "transform"
         staged = self.staged(self.dtypes[0])
         if staged is not None:
             return staged.kind
@@ -147,7 +161,16 @@ class Kernel:
         return root.args[0] if self.is_reduction and isinstance(root, expr.Apply) else root
 
     def output_dtype(self, dtype_name: str) -> DType:
+        if self.transform is not None:
+            return DTYPES["float32" if self.transform == "irfft" else "complex64"]
         return RESULT_DTYPES[self.graph(dtype_name).dtype]
+
+    def pointer_dtype(self, pointer: str, dtype_name: str) -> DType:
+        """The element type of pointer argument ``pointer`` in the ``dtype_name`` variant:
+        the output's result type, the variant's dtype for every input."""
+        if pointer in self.outputs:
+            return self.output_dtype(dtype_name)
+        return DTYPES[dtype_name]
 
     def accuracy(self, dtype_name: str) -> Accuracy:
         """The loosest accuracy class among the ops the kernel applies (exact < ulp <
@@ -155,6 +178,10 @@ class Kernel:
         testbench, fpgakern's own comparison) holds results to it."""
         if self.stated_accuracy is not None:
             return self.stated_accuracy
+        if self.transform is not None:
+            # Held bit for bit to fpgakern.ir.fft's float32 algorithm; its distance to the
+            # exact transform is bounded there (element_bound) and tested apart.
+            return Accuracy("exact")
         classes = [op.accuracy_for(dtype_name) for op in self.ops_used(dtype_name)]
         reductions = [a for a in classes if a.kind == "reduction"]
         if reductions:  # one at most: a reduction stands only at the root

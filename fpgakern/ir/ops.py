@@ -147,7 +147,13 @@ _FCMP = VitisImpl("fcmp (comparator)", "compare", "exact")
 _RELU = VitisImpl("fcmp against 0 + select", "compare", "exact")
 _NEG = VitisImpl("sign-bit flip (logic)", "exact", "exact")
 _WIRING = VitisImpl("wiring (a constant +0 beside the value)", "exact", "exact")
-_ABS = VitisImpl("hls::fabs: sign-bit clear (logic)", "exact", "exact")
+_ABS = VitisImpl("hls::fabs: sign-bit clear (logic); complex64 fk::abs, a scaled hypot "
+                 "(fmul, fma, fsqrt cores, which flush subnormals)", "exact",
+                 "exact; complex64 <= 2 ulp")
+_ANGLE = VitisImpl("hls::atan2 (HLS math library, bit-approximate) on the two halves",
+                   "flush", "typically 1-4 ulp", "glibc atan2f (< 1 ulp)")
+_WIRING_PART = VitisImpl("wiring (one float32 half of the complex64 element)", "exact",
+                         "exact")
 # UG1399 documents no implementation or accuracy for hls::fma (docs/vitis.md, "fma").
 _FMA = VitisImpl("hls::fma: not documented (fused, or fmul then fadd)", "flush",
                  "one rounding not confirmed; fmul then fadd rounds twice",
@@ -200,6 +206,8 @@ class Op:
     accuracy: Accuracy | Mapping[str, Accuracy] = EXACT
     symbol: str | None = None  # infix or prefix spelling in spec expressions
     result_dtype: str | None = None  # None: same as the operands
+    # Per operand dtype, a result dtype other than result_dtype's (complex64 abs: float32).
+    results: Mapping[str, str] = field(default_factory=dict)
     # Operand 0 is a condition: a comparison's bool, which no other operand may be; the
     # op's dtype is that of the other operands (where).
     condition: bool = False
@@ -230,6 +238,10 @@ class Op:
     # What real Vitis HLS builds for the float32 spelling (every op with a float32 operand
     # or result has one; _check_table holds it to that).
     vitis: VitisImpl | None = None
+
+    def result_for(self, dtype_name: str) -> str:
+        """The dtype of the op's result for operands of ``dtype_name``."""
+        return self.results.get(dtype_name) or self.result_dtype or dtype_name
 
     def accuracy_for(self, dtype_name: str) -> Accuracy:
         if isinstance(self.accuracy, Accuracy):
@@ -431,6 +443,32 @@ def _conj(x: np.ndarray) -> np.ndarray:
     return _complex(re, (im.view(np.uint32) ^ np.uint32(0x8000_0000)).view(np.float32))
 
 
+def _hypot(re: np.ndarray, im: np.ndarray) -> np.ndarray:
+    """torch.abs of complex64: hypot(re, im) in float64 (C99's: +inf where either part is
+    infinite, even beside a NaN), rounded once to float32. float64 holds every float32
+    square and their sum without overflow or underflow, so this is within 1 ulp of the
+    correctly rounded result (double rounding only); tests/oplib/test_complex_ops.py
+    measures it against MPFR."""
+    with np.errstate(all="ignore"):
+        return np.hypot(re.astype(np.float64), im.astype(np.float64)).astype(np.float32)
+
+
+def _real(x: np.ndarray) -> np.ndarray:
+    """torch.real: the real part's bits (NaN payloads and zero signs unchanged)."""
+    return _parts(x)[0].copy()
+
+
+def _imag(x: np.ndarray) -> np.ndarray:
+    """torch.imag: the imaginary part's bits."""
+    return _parts(x)[1].copy()
+
+
+def _angle(x: np.ndarray) -> np.ndarray:
+    """torch.angle of complex64: atan2(im, re), C99's special values (_atan2)."""
+    re, im = _parts(x)
+    return _atan2(im, re)
+
+
 def _to_complex64(x: np.ndarray) -> np.ndarray:
     """float32 x as (x, +0): how torch promotes a real scalar or operand to complex."""
     return _complex(x, np.zeros_like(x, dtype=np.float32))
@@ -464,6 +502,10 @@ def _neg(x: np.ndarray) -> np.ndarray:
 
 
 def _abs(x: np.ndarray) -> np.ndarray:
+    """|x|: float32 the sign bit cleared; int32 wraps at INT32_MIN; complex64 the float32
+    hypot(re, im) (_hypot)."""
+    if _is_complex(x):
+        return _hypot(*_parts(x))
     if _is_float(x):
         return (x.view(np.uint32) & np.uint32(0x7FFF_FFFF)).view(x.dtype)
     return np.abs(x.astype(np.int64)).astype(np.int32)  # abs(INT32_MIN) wraps to INT32_MIN
@@ -676,7 +718,12 @@ _ELEMENTWISE: tuple[Op, ...] = (
        rtl={"float32": RtlImpl("fk_fp32_neg", 0),
             "int32": RtlImpl("fk_int32_neg", 1)},
        vitis=_NEG),
-    Op("abs", 1, "elementwise", BOTH, _abs, "fk::abs({0})", "absolute value",
+    Op("abs", 1, "elementwise", BOTH | COMPLEX, _abs, "fk::abs({0})",
+       "absolute value; complex64 the float32 hypot(re, im), +inf where either part is "
+       "infinite (C99 hypot, torch)",
+       results={"complex64": "float32"},
+       # complex64: the RTL's scaled hypot is within 1.25 ulp (docs/operators.md).
+       accuracy={"float32": EXACT, "int32": EXACT, "complex64": Accuracy("ulp", 2)},
        rtl={"float32": RtlImpl("fk_fp32_abs", 0),
             "int32": RtlImpl("fk_int32_abs", 1)},
        vitis=_ABS),
@@ -714,6 +761,17 @@ _ELEMENTWISE: tuple[Op, ...] = (
     Op("conj", 1, "elementwise", COMPLEX, _conj, "fk::conj({0})",
        "complex conjugate: the imaginary part's sign bit flipped (torch.conj)",
        vitis=_NEG),
+    Op("real", 1, "elementwise", COMPLEX, _real, "fk::real({0})",
+       "the real part, bits unchanged (torch.real)", result_dtype="float32",
+       vitis=_WIRING_PART),
+    Op("imag", 1, "elementwise", COMPLEX, _imag, "fk::imag({0})",
+       "the imaginary part, bits unchanged (torch.imag)", result_dtype="float32",
+       vitis=_WIRING_PART),
+    Op("angle", 1, "elementwise", COMPLEX, _angle, "fk::angle({0})",
+       "the argument atan2(im, re) in [-pi, pi], C99's special values (torch.angle)",
+       result_dtype="float32",
+       accuracy=Accuracy("ulp", 2),  # atan2's RTL meets 1 ulp against MPFR
+       vitis=_ANGLE),
 )
 
 # --------------------------------------------------------------------------- bit-exact ops

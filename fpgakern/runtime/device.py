@@ -11,9 +11,10 @@ import numpy as np
 
 from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
+from fpgakern.ir import fft
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
-from fpgakern.runtime import host, memory, program, shaped
+from fpgakern.runtime import host, memory, program, shaped, transform
 from fpgakern.runtime.program import Program, Variant
 from fpgakern.runtime.targets import TARGETS, Target, open_target
 from fpgakern.spec.library import Library
@@ -82,6 +83,10 @@ class KernelHandle:
         return self._targets[dtype]
 
     def __call__(self, *arrays: np.ndarray, **scalars: object) -> np.ndarray:
+        """Run the kernel on ``arrays``; ``scalars`` by name. A transform kernel takes
+        ``n`` and ``norm`` instead, as torch.fft does (runtime/transform.py)."""
+        if self.kernel.kind == "transform":
+            return self._transform(arrays, **scalars)  # type: ignore[arg-type]
         where = self.name
         shaped_kind = self.kernel.kind in SHAPED_KINDS
         main_shape: tuple[int, ...] = ()
@@ -110,6 +115,36 @@ class KernelHandle:
             prepared = host.prepare(variant.plan, target.compute_units, checked, values)
         cycles = target.run(prepared)
         result = shaped.finish(prepared) if shaped_kind else host.finish(prepared)
+        self.last_call = CallInfo(variant.top, target.name, prepared.n, len(prepared.shares),
+                                  cycles, time.perf_counter() - started)
+        return result
+
+
+    def _transform(self, arrays: tuple[np.ndarray, ...], n: int | None = None,
+                   norm: str | None = None, **unknown: object) -> np.ndarray:
+        where = self.name
+        assert self.kernel.transform is not None
+        if unknown:
+            raise UsageError(f"{where}: unknown argument(s) {', '.join(sorted(unknown))} "
+                             "(a transform takes n= and norm=)")
+        a = transform.check_input(self.kernel, arrays, where)
+        dtype = a.dtype.name
+        if dtype not in self.kernel.dtypes:
+            raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
+                             f"{', '.join(self.kernel.dtypes)}); convert with .astype()")
+        length = transform.length(self.kernel, a.shape[-1], n)
+        try:
+            scale = fft.norm_scale(self.kernel.transform, length, norm)
+        except ValueError as err:
+            raise UsageError(f"{where}: {err}") from None
+        variant = self.variant(dtype)
+        values = {"scale": host.scalar_bits(float(scale), variant.plan, "scale", where)}
+        target = self.target(dtype)
+        started = time.perf_counter()
+        prepared = transform.prepare(variant.plan, target.compute_units,
+                                     transform.fit(self.kernel, a, length), length, values)
+        cycles = target.run(prepared)
+        result = transform.finish(prepared)
         self.last_call = CallInfo(variant.top, target.name, prepared.n, len(prepared.shares),
                                   cycles, time.perf_counter() - started)
         return result

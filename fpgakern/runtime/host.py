@@ -135,7 +135,12 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
         # One result word per CU, each in its own buffer.
         output = np.empty(compute_units, dtype=out_dtype)
     else:
-        output = aligned_zeros(words * lanes, out_dtype)
+        # Whole words of the output's bundle: where narrower results share a wider bundle
+        # (complex64 -> float32 before rung 2: two to a 64-bit beat) the last beat, half
+        # strobed, still lies in the buffer.
+        per_word = plan.bundle_bits(plan.bundle(plan.kernel.output)) // (
+            8 * out_dtype.itemsize)
+        output = aligned_zeros(-(-words * lanes // per_word) * per_word, out_dtype)
     share = math.ceil(words / compute_units) if words else 0
     shares = []
     for cu in range(compute_units):
@@ -148,7 +153,7 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
         if reduction:
             out = aligned_zeros(WORD_BYTES_MIN // out_dtype.itemsize, out_dtype)
         else:
-            out = output[lo:hi]
+            out = output[lo:hi if hi < words * lanes else output.size]
         shares.append(Share(cu, [p[lo:hi] for p in padded], out, elements, count))
     return Prepared(plan, n, shares, scalars, output)
 
@@ -203,6 +208,8 @@ def timeout_cycles(plan: Plan, share: Share) -> int:
     kernel may pass over a row once per statistic, and reads its channel tables first."""
     staged = plan.kernel.staged(plan.dtype.name)
     passes = 1 if staged is None else len(staged.stats) + 2
+    if share.sizes is not None and "n" in share.sizes and plan.kernel.kind == "transform":
+        passes = share.sizes["n"].bit_length() + 2  # a pass per stage, in and out
     tables = 0 if share.sizes is None else max(share.sizes.get("channels", 0),
                                                share.sizes.get("cols", 0))
     return 100_000 + 400 * (share.words * passes + tables) * (len(plan.kernel.inputs) + 1)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.backends import hls
+from fpgakern.backends.hls import spectral
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
@@ -84,9 +85,14 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     spelling = CSpelling(plan, iface)
     word_bytes = plan.port_bits // 8
     pointers = []
-    for arg in iface.pointers:
+    transform_types = None
+    if plan.kernel.transform is not None:  # each pointer its own type (hls.spectral)
+        transform_types = spectral.pointer_types(plan.kernel.transform, plan.rung.index)
+    for index, arg in enumerate(iface.pointers):
         param = spelling.param(arg)  # e.g. "const word_t* a"
         ctype = param.rsplit("*", 1)[0].strip()
+        if transform_types is not None:
+            ctype = ("const " if arg.direction == "in" else "") + transform_types[index]
         pointers.append({"name": arg.name, "ctype": ctype, "offset": arg.offset,
                          "bytes": _pointer_bytes(plan, arg.name, word_bytes),
                          "write": arg.direction == "out"})
@@ -113,9 +119,20 @@ def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
     output = pointer in kernel.outputs
     if kernel.is_reduction and output:
         return str(kernel.output_dtype(plan.dtype.name).bytes)  # out[0], whatever n is
+    if kernel.transform is not None:
+        # Rows of input_length(n) (output_length(n)) elements, each padded to whole words
+        # of the pointer's own element type (runtime/transform.py).
+        half = (kernel.transform == "irfft") != output
+        count = "(n / 2 + 1)" if half and kernel.transform in ("rfft", "irfft") else "n"
+        lanes = plan.pointer_lanes(pointer)
+        element = kernel.pointer_dtype(pointer, plan.dtype.name).bytes
+        return (f"static_cast<uint64_t>(rows > 0 ? rows : 0) * "
+                f"static_cast<uint64_t>(({count} + {lanes - 1}) / {lanes} * {lanes}) * {element}")
     lay = kernel.layout
     kind = kernel.kind
     table = lay is not None and pointer in lay.channel_inputs
+    if kind == "elementwise" and output:  # its own words (complex64 abs: float32 lanes)
+        return f"words(n) * {plan.pointer_bits(pointer) // 8}"
     if kind in ("elementwise", "reduction"):
         return f"words(n) * {word_bytes}"
     if kind == "broadcast":
@@ -184,7 +201,9 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
                             f"{plan.dtype.name}: {err}") from None
         source = _render("hw_model.cpp.j2", top=plan.top, qualname=plan.kernel.qualname,
                          rung=plan.rung.index, dtype=plan.dtype.name,
-                         data_bytes=plan.port_bits // 8, bundles=plan.bundles)
+                         data_bytes=max(plan.bundle_bits(b) for b in plan.bundles) // 8,
+                         bundles=plan.bundles,
+                         bundle_bytes={b: plan.bundle_bits(b) // 8 for b in plan.bundles})
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
         key = sha256_text("hw_emu", verilator.version(), gxx.identity(),
                           *VERILATOR_FLAGS, *verilator.make_variables(), *HW_CXXFLAGS, source,

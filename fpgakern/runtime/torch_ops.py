@@ -58,12 +58,16 @@ import torch
 
 from fpgakern.errors import FpgakernError, ToolError, UsageError, display_path
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
+from fpgakern.runtime import torch_shaped, torch_spectral
 from fpgakern.runtime.device import Device, KernelHandle, KernelUnavailable
 from fpgakern.runtime.device import open as open_device
-from fpgakern.runtime.torch_shaped import SIGNATURES, Signature
+from fpgakern.runtime.torch_shaped import Signature
 from fpgakern.spec.library import Library
 
 NAMESPACE = "fpgakern"
+# The ops that take the mirrored operator's own signature: shaped and transform kernels.
+SIGNATURES: dict[str, Signature] = {**torch_shaped.SIGNATURES, **torch_spectral.SIGNATURES}
+_SIGNED_KINDS = (*SHAPED_KINDS, "transform")
 _TORCH_DTYPES = {torch.float32: "float32", torch.int32: "int32", torch.complex64: "complex64"}
 STRICT_ENV = "FPGAKERN_STRICT"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
@@ -229,10 +233,15 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
     """
     mirror = mirror_path(kernel)
     if any(d.is_complex for d in dtypes) and not result.is_complex:
-        # torch.abs of complex64 is float32: the float32 variant would run on the inputs
-        # converted to float32, which drops their imaginary parts.
+        # torch.abs, angle, real and imag of complex64 are float32: the complex64 variant,
+        # whose output is float32 (Kernel.output_dtype), on the inputs as they are; never
+        # the float32 variant, which would run on them converted to float32 (their
+        # imaginary parts dropped).
+        if ("complex64" in kernel.dtypes and all(d == torch.complex64 for d in dtypes)
+                and kernel.output_dtype("complex64").name == _TORCH_DTYPES.get(result)):
+            return Route("complex64", torch.complex64, result)
         return (f"complex inputs with a {result} result (complex in, real out) have no "
-                "kernel yet (issue 16)")
+                "kernel (complex64 in, float32 out only)")
     if kernel.reduction is not None and kernel.reduction.picks is not None:
         return _index_route(kernel, dtypes[0], result, options)
     variant = _TORCH_DTYPES.get(result)
@@ -582,7 +591,7 @@ def _make_shaped_impl(kernel: Kernel, sig: Signature) -> Callable[..., torch.Ten
         if isinstance(bound, str):
             return _fallback_to(kernel, bound, call)
         tensors, scalars = bound
-        handle = _handle(kernel, "float32")
+        handle = _handle(kernel, kernel.dtypes[0])
         if isinstance(handle, str):
             return _fallback_to(kernel, handle, call)
         try:
@@ -645,7 +654,7 @@ def register(library: Library | None = None) -> list[str]:
     for kernel in library.kernels:
         if kernel.name in _state["kernels"]:
             continue
-        if kernel.kind in SHAPED_KINDS and mirror_path(kernel) not in SIGNATURES:
+        if kernel.kind in _SIGNED_KINDS and mirror_path(kernel) not in SIGNATURES:
             continue  # no torch signature to take its shapes by: no op
         try:
             cpu_twin(kernel)
@@ -659,7 +668,7 @@ def register(library: Library | None = None) -> list[str]:
         _lib = torch.library.Library(NAMESPACE, "DEF")
     for kernel in new:
         assert _lib is not None
-        sig = SIGNATURES.get(mirror_path(kernel)) if kernel.kind in SHAPED_KINDS else None
+        sig = SIGNATURES.get(mirror_path(kernel)) if kernel.kind in _SIGNED_KINDS else None
         if sig is not None:
             _lib.define(f"{kernel.name}{sig.schema}")
             _lib.impl(kernel.name, _make_shaped_impl(kernel, sig), "CPU")

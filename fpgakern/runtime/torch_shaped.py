@@ -19,8 +19,9 @@ import torch
 
 from fpgakern.ir import shapes
 
-# A call's kernel arguments: the tensors in the spec's input order and the scalars.
-Bound = tuple[tuple[torch.Tensor, ...], dict[str, float]]
+# A call's kernel arguments: the tensors in the spec's input order and the scalars (a
+# transform's: n and norm).
+Bound = tuple[tuple[torch.Tensor, ...], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -140,30 +141,36 @@ def _rms_norm(a: dict[str, Any]) -> Bound | str:
     return columns if isinstance(columns, str) else ((x, *columns), {"eps": float(eps)})
 
 
-def _signature(schema: str, bind: Callable[[dict[str, Any]], Bound | str]) -> Signature:
-    names, defaults = [], {}
+def signature(schema: str, bind: Callable[[dict[str, Any]], Bound | str]) -> Signature:
+    """A Signature from torch's argument list (schema syntax) and its binder."""
+    names: list[str] = []
+    defaults: dict[str, Any] = {}
     for param in schema.split(", "):
         declared, _, default = param.partition("=")
         name = declared.split()[-1]
         names.append(name)
         if default:
             words = {"None": None, "False": False, "True": True}
-            defaults[name] = words[default] if default in words else float(default)
+            if default in words:
+                defaults[name] = words[default]
+            else:
+                defaults[name] = int(default) if declared.split()[0] == "int" else \
+                    float(default)
     return Signature(f"({schema}) -> Tensor", tuple(names), defaults, bind)
 
 
 _SOFTMAX = "Tensor input, int? dim=None, ScalarType? dtype=None"
 SIGNATURES: dict[str, Signature] = {
-    "torch.nn.functional.batch_norm": _signature(
+    "torch.nn.functional.batch_norm": signature(
         "Tensor input, Tensor? running_mean, Tensor? running_var, Tensor? weight=None, "
         "Tensor? bias=None, bool training=False, float momentum=0.1, float eps=1e-05",
         _batch_norm),
-    "torch.nn.functional.softmax": _signature(_SOFTMAX, _softmax),
-    "torch.nn.functional.log_softmax": _signature(_SOFTMAX, _softmax),
-    "torch.nn.functional.layer_norm": _signature(
+    "torch.nn.functional.softmax": signature(_SOFTMAX, _softmax),
+    "torch.nn.functional.log_softmax": signature(_SOFTMAX, _softmax),
+    "torch.nn.functional.layer_norm": signature(
         "Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
         "float eps=1e-05", _layer_norm),
-    "torch.nn.functional.rms_norm": _signature(
+    "torch.nn.functional.rms_norm": signature(
         "Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None",
         _rms_norm),
 }

@@ -9,11 +9,12 @@ from __future__ import annotations
 import difflib
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from fpgakern.errors import SpecError, shown
-from fpgakern.ir import expr, shapes
+from fpgakern.ir import expr, fft, shapes
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES
 from fpgakern.ir.kernel import Kernel, ScalarArg, parse_graph
 from fpgakern.ir.ops import Accuracy
@@ -45,8 +46,11 @@ FIELDS: dict[str, Field] = {
         Field("scalars", "mapping name: default", "scalar arguments with their defaults"),
         Field("outputs", "list of one name", "the tensor output", required=True),
         Field("dtypes", "list of dtypes", f"element types ({', '.join(DTYPES)})", required=True),
-        Field("expression", "expression", "what each output element is", required=True,
-              category_default=False),
+        Field("expression", "expression", "what each output element is (every kernel but a "
+              "transform)", category_default=False),
+        Field("transform", "transform",
+              f"a spectral kernel's transform of rows ({', '.join(fft.TRANSFORMS)}), instead "
+              "of an expression", category_default=False),
         Field("rungs", "list of rungs",
               f"optimisation rungs to build (0-{LAST_RUNG}), default "
               f"{', '.join(map(str, DEFAULT_RUNGS))}"),
@@ -74,6 +78,17 @@ MAX_MIRRORS_CHARS = 100
 # build/library/...): a category of that name would write over them.
 _RESERVED_CATEGORIES = frozenset({"reports", "library"})
 
+# SystemVerilog keywords likely to collide.
+_SV_KEYWORDS = frozenset(
+    {
+        "always", "assign", "begin", "bit", "buf", "byte", "cell", "config", "end",
+        "function", "generate", "genvar", "initial", "input", "inout", "integer", "logic",
+        "module", "output", "parameter", "real", "reg", "signal", "string", "task", "time",
+        "type", "wire", "wor", "xor", "and", "or", "not", "nand", "nor", "xnor", "edge",
+        "event", "final", "force", "fork", "join", "ref", "table", "var",
+    }
+)
+
 # Names the generated C++, SystemVerilog and host code use themselves, plus both
 # languages' keywords: a kernel or argument with one of these names would not compile.
 _RESERVED = frozenset(
@@ -98,15 +113,13 @@ _RESERVED = frozenset(
         "short", "signed", "sizeof", "static", "struct", "switch", "template", "this",
         "throw", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
         "void", "volatile", "while", "int32_t", "uint32_t", "vector", "stream",
-        # SystemVerilog keywords likely to collide
-        "always", "assign", "begin", "bit", "buf", "byte", "cell", "config", "end",
-        "function", "generate", "genvar", "initial", "input", "inout", "integer", "logic",
-        "module", "output", "parameter", "real", "reg", "signal", "string", "task", "time",
-        "type", "wire", "wor", "xor", "and", "or", "not", "nand", "nor", "xnor", "edge",
-        "event", "final", "force", "fork", "join", "ref", "table", "var",
     }
+    | _SV_KEYWORDS
     | set(keyword.kwlist)
 )
+# A kernel's name reaches the SystemVerilog only with its dtype tag (real_c64), so the SV
+# keywords that are no C++ word may name a kernel (torch.real's).
+_KERNEL_NAMES_ALLOWED = _SV_KEYWORDS - {"and", "or", "not", "xor", "bool"}
 _RESERVED_PREFIXES = ("ap_", "s_axi", "m_axi", "fk_", "axi_", "__")
 # Generated code derives names from argument names with these suffixes.
 _RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path", "_tab", "_row", "_lane", "_partial",
@@ -122,9 +135,10 @@ def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str
             "at most 31 characters)",
             *path,
         )
-    if name in _RESERVED or name.startswith(_RESERVED_PREFIXES) or name.endswith(
-        _RESERVED_SUFFIXES
-    ):
+    allowed = _KERNEL_NAMES_ALLOWED if key == "kernel" else frozenset()
+    if (name in _RESERVED and name not in allowed) or name.startswith(
+        _RESERVED_PREFIXES
+    ) or name.endswith(_RESERVED_SUFFIXES):
         raise doc.error(key, f"{shown(name)} is reserved in the generated C++/SystemVerilog", *path)
     return name
 
@@ -135,7 +149,8 @@ def _names(doc: Located, key: str, value: Any, *, exactly_one: bool = False) -> 
     if not isinstance(value, list) or not value:
         raise doc.error(key, "expected a non-empty list of names")
     if exactly_one and len(value) != 1:
-        raise doc.error(key, f"exactly one output is supported, got {len(value)}")
+        raise doc.error(key, f"exactly one {key.removesuffix('s')} is supported, got "
+                             f"{len(value)}")
     names = tuple(check_identifier(doc, key, v, key, i) for i, v in enumerate(value))
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -256,11 +271,13 @@ def validate(
     for f in FIELDS.values():
         if f.required and f.name not in merged:
             raise SpecError(doc.file, 1, f.name, "missing required key")
+    if "transform" in data:
+        return _transform_kernel(doc, category, merged, source_of(doc, data, category_doc))
+    if "expression" not in merged:
+        raise SpecError(doc.file, 1, "expression", "missing required key (or a transform: "
+                        f"{', '.join(fft.TRANSFORMS)})")
 
-    # A value that came from the category file is reported at that file's line.
-    def source(key: str) -> Located:
-        return doc if key in data or category_doc is None else _Shifted(category_doc, key)
-
+    source = source_of(doc, data, category_doc)
     name = check_identifier(doc, "kernel", merged["kernel"])
     if name != doc.file.stem:
         raise doc.error("kernel", f"name {shown(name)} must match the file name "
@@ -292,6 +309,64 @@ def validate(
     _check_expression(doc, kernel)
     _check_shapes(doc, kernel)
     return kernel
+
+
+def source_of(doc: Located, data: dict[str, Any],
+              category_doc: Located | None) -> Callable[[str], Located]:
+    """Where a key's value is reported: the spec's line, or the category file's line for a
+    value the category supplied."""
+    def source(key: str) -> Located:
+        return doc if key in data or category_doc is None else _Shifted(category_doc, key)
+    return source
+
+
+# The one scalar of a transform kernel: the factor every result is multiplied by
+# (fpgakern.ir.fft.norm_scale makes it from torch's norm).
+TRANSFORM_SCALE = ScalarArg("scale", 1.0)
+# What a transform kernel's spec may not say: it has no expression, and its scalar,
+# shapes (rows of its one input) and accuracy (fpgakern.ir.fft) are the kind's.
+_NOT_FOR_TRANSFORMS = ("expression", "scalars", "shapes", "let", "accuracy")
+
+
+def _transform_kernel(doc: Located, category: str, merged: dict[str, Any],
+                      source: Callable[[str], Located]) -> Kernel:
+    """A spectral kernel: ``transform: fft`` and one input, one output, one dtype (the
+    input's: complex64, float32 for rfft)."""
+    transform = merged["transform"]
+    if transform not in fft.TRANSFORMS:
+        raise doc.error("transform", f"unknown transform {shown(transform)} (known: "
+                                     f"{', '.join(fft.TRANSFORMS)})")
+    for key in _NOT_FOR_TRANSFORMS:
+        if key in merged:
+            raise source(key).error(key, f"a transform kernel has no {key} (its scale "
+                                         "argument and rows are the kind's: "
+                                         "docs/spectral.md)")
+    name = check_identifier(doc, "kernel", merged["kernel"])
+    if name != doc.file.stem:
+        raise doc.error("kernel", f"name {shown(name)} must match the file name "
+                                  f"{shown(doc.file.stem)}")
+    inputs = _names(source("inputs"), "inputs", merged["inputs"], exactly_one=True)
+    outputs = _names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
+    _no_clashes(doc, name, inputs, outputs, (TRANSFORM_SCALE,))
+    dtypes = _dtypes(source("dtypes"), merged["dtypes"])
+    wanted = "float32" if transform == "rfft" else "complex64"
+    if dtypes != (wanted,):
+        raise source("dtypes").error("dtypes", f"{transform} takes {wanted} rows: dtypes "
+                                               f"must be [{wanted}]")
+    rungs = _rungs(source("rungs"), merged.get("rungs"))
+    if any(r > MAX_TRANSFORM_RUNG for r in rungs):
+        raise source("rungs").error("rungs", f"a transform kernel builds rungs "
+                                             f"0-{MAX_TRANSFORM_RUNG}")
+    return Kernel(
+        name=name, category=category, doc=_one_line(doc, "doc", merged["doc"]),
+        mirrors=_mirrors(source("mirrors"), merged.get("mirrors")), inputs=inputs,
+        scalars=(TRANSFORM_SCALE,), outputs=outputs, dtypes=dtypes, expression="",
+        rungs=rungs,
+        compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
+        source=doc.file, transform=transform)
+
+
+MAX_TRANSFORM_RUNG = 4  # no rung 5: a transform's CUs are rung 3's
 
 
 def _shapes(doc: Located, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:

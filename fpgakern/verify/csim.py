@@ -28,8 +28,9 @@ import numpy as np
 
 from fpgakern import paths
 from fpgakern.backends.hls import HlsSources
+from fpgakern.backends.hls import spectral as hls_spectral
 from fpgakern.errors import ToolError, UsageError
-from fpgakern.ir import shapes
+from fpgakern.ir import fft, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
@@ -37,7 +38,7 @@ from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text
 from fpgakern.util.text import plural
-from fpgakern.verify import compare, flush, reference, shaped_stimulus, stimulus
+from fpgakern.verify import compare, flush, reference, shaped_stimulus, spectral, stimulus
 from fpgakern.verify.shaped_stimulus import ShapedCase
 from fpgakern.verify.stimulus import Case
 
@@ -142,6 +143,8 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
 def cases_for(plan: Plan, size: int) -> list[Case | ShapedCase]:
     """The C-simulation cases of the plan's kernel: whole tensors with their shapes for a
     shaped kind (shaped_stimulus), else ``size``-element flat cases (stimulus)."""
+    if plan.kernel.transform is not None:  # rows of several lengths (verify.spectral)
+        return list(spectral.cases(plan.kernel, plan.dtype))
     if plan.kernel.staged(plan.dtype.name) is not None:
         return list(shaped_stimulus.cases(plan.kernel, plan.dtype))
     return list(stimulus.cases(plan.kernel, plan.dtype, size=size, lanes=max(plan.lanes, 16)))
@@ -153,6 +156,11 @@ def write_any_case(case: Case | ShapedCase, plan: Plan, path: Path, *,
     ``flush_subnormals`` they are written as they are."""
     if isinstance(case, ShapedCase):
         write_shaped_case(case, plan, path)
+    elif plan.kernel.transform is not None:  # hls_templates/transform/testbench.cpp.j2
+        x = case.tensors[plan.kernel.inputs[0]]
+        path.write_bytes(hls_spectral.testbench_case(
+            plan.kernel.transform, x, spectral.transform_length(plan.kernel, case),
+            np.float32(case.scalars["scale"])))
     else:
         write_case(case, plan, path, flush_subnormals=flush_subnormals)
 
@@ -262,6 +270,12 @@ def run(plan: Plan, sources: HlsSources, cases: Sequence[Case | ShapedCase], wor
     results = []
     for i, case in enumerate(cases):
         actual = np.fromfile(work_dir / f"out{i}.bin", dtype=out_dtype)
+        if plan.kernel.transform is not None and isinstance(case, Case):  # rows of results
+            n = spectral.transform_length(plan.kernel, case)
+            rows = case.tensors[plan.kernel.inputs[0]].shape[0]
+            out_cols = fft.output_length(plan.kernel.transform, n)
+            if actual.size == rows * out_cols:
+                actual = actual.reshape(rows, out_cols)
         if isinstance(case, ShapedCase):
             results.append(CaseResult(case.label, case.size, _judge_shaped(plan, case, actual)))
             continue

@@ -10,6 +10,7 @@ import numpy as np
 from fpgakern.ir import expr, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel
+from fpgakern.verify import spectral
 from fpgakern.verify.stimulus import Case
 
 
@@ -40,7 +41,10 @@ def reduction_operand(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray
 
 
 def expected_output(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray:
-    """What the kernel must produce for ``case``: n elements, or one for a reduction."""
+    """What the kernel must produce for ``case``: n elements, or one for a reduction, or
+    a transform kernel's rows (fpgakern.verify.spectral)."""
+    if kernel.transform is not None:
+        return spectral.expected(kernel, case)
     return evaluate_node(kernel.graph(dtype_name), case, case.size)
 
 

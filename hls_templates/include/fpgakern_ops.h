@@ -235,6 +235,29 @@ inline cfloat div(cfloat x, cfloat y) {
     return cfloat{hls::fma(a, rat, b) * scl, hls::fma(b, rat, -a) * scl};
 }
 
+// complex64 to float32 (torch.real, torch.imag, torch.angle, torch.abs): component
+// selects, atan2(im, re), and a scaled hypot. fk::abs is the RTL's sequence
+// (fpgakern/ir/complex_lowering.py) operation for operation, so C simulation and the RTL
+// agree bit for bit: m = max(|re|, |im|), s = min(...); both scaled by 2^100 where
+// m < 2^-60 and by 2^-70 where m > 2^60 (exact, and neither square over- or underflows
+// where it matters), sqrt(fma(m, m, s * s)) scaled back; +inf where either part is
+// infinite (C99 hypot, torch), even beside a NaN. Within 1.25 ulp of the correctly
+// rounded |x| (docs/operators.md).
+inline float real(cfloat x) { return x.re; }
+inline float imag(cfloat x) { return x.im; }
+inline float angle(cfloat x) { return hls::atan2(x.im, x.re); }
+inline float abs(cfloat x) {
+    const float a = hls::fabs(x.re), b = hls::fabs(x.im);
+    const bool a_larger = a >= b;
+    const float m = a_larger ? a : b, s = a_larger ? b : a;
+    const bool tiny = m < 0x1p-60f, huge = m > 0x1p60f;
+    const float up = tiny ? 0x1p100f : (huge ? 0x1p-70f : 1.0f);
+    const float down = tiny ? 0x1p-100f : (huge ? 0x1p70f : 1.0f);
+    const float ms = m * up, ss = s * up;
+    const float r = hls::sqrt(hls::fma(ms, ms, ss * ss)) * down;
+    return (a == kFloatInf || b == kFloatInf) ? kFloatInf : r;
+}
+
 }  // namespace fk
 
 #endif  // FPGAKERN_OPS_H

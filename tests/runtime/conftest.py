@@ -34,8 +34,8 @@ def variant(qualname: str, rung: int, dtype: str) -> Plan:
 
 
 # The kernels of flat 1-D tensors (shaped kinds take tensors with their shapes: their own
-# tests, test_shaped_*.py).
-FLAT_KERNELS = [k for k in LIBRARY.kernels if k.kind not in SHAPED_KINDS]
+# tests, test_shaped_*.py; transforms take rows: test_spectral_kernels.py).
+FLAT_KERNELS = [k for k in LIBRARY.kernels if k.kind not in (*SHAPED_KINDS, "transform")]
 
 
 def sw_variants() -> list[tuple[str, int, str]]:
@@ -106,18 +106,20 @@ def library() -> Library:
     return LIBRARY
 
 
-def torch_farther(kernel, inputs, theirs: np.ndarray, ours: np.ndarray) -> np.ndarray:
+def torch_farther(kernel, inputs, theirs: np.ndarray, ours: np.ndarray,
+                  dtype: str = "float32") -> np.ndarray:
     """Where torch's float32 result is the inaccurate one: ours passes (as a whole) the
     kernel's own verdict against its reference (compare.judge: the op table's correctly rounded
     oracle) and torch is more ulps from that reference than ours. torch's silu and sigmoid
     return 0 where the result is subnormal (its float32 exp(-x) overflows); its gelu
-    cancels in 1 + erf(x / sqrt(2)) for x << 0 (hundreds of ulps at x = -3.3)."""
+    cancels in 1 + erf(x / sqrt(2)) for x << 0 (hundreds of ulps at x = -3.3). ``dtype``:
+    the variant's (complex64 for abs and angle of complex64, whose result is float32)."""
     names = kernel.inputs
     case = Case("torch", {n: np.ascontiguousarray(np.broadcast_to(x, ours.shape))
                           for n, x in zip(names, inputs, strict=True)}, {})
-    expected = reference.expected_output(kernel, "float32", case)
+    expected = reference.expected_output(kernel, dtype, case)
     ours_off = compare.ulp_distance(expected, ours)
     theirs_off = compare.ulp_distance(expected, theirs)
-    if not compare.judge(kernel, "float32", case, ours).passed:
+    if not compare.judge(kernel, dtype, case, ours).passed:
         return np.zeros(ours.shape, bool)
     return theirs_off > ours_off

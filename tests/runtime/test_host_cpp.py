@@ -224,3 +224,62 @@ def test_generated_host_complex64(tmp_path):
                           env=_env("sw_emu"), timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["add 0 6 12 18 24"]
+
+
+# complex64 in, float32 out (abs, angle, real, imag): the wrapper takes
+# std::complex<float>* in and float* out, its buffers each in their own words (rung 4:
+# 512-bit in, 256-bit out; rung 1: both on one 64-bit bundle); the category entry deduces
+# the output's type (R) apart from the inputs' (T).
+REAL_OUT_VARIANTS = [("unary_ops/abs", 4, "complex64"), ("unary_ops/angle", 1, "complex64"),
+                     ("unary_ops/real", 3, "complex64"), ("unary_ops/imag", 0, "complex64")]
+
+REAL_OUT_ENTRY_MAIN = r"""
+#include <complex>
+#include <cstdio>
+#include "fpga_kernel_unary_ops.hpp"
+int main(int argc, char** argv) {
+    xrt::device device(0);
+    const xrt::uuid uuid = device.load_xclbin(argv[argc - 1]);
+    fpgakern::unary_ops::fpga_kernel fk(device, uuid);
+    using fpgakern::unary_ops::op;
+    std::complex<float> x[3] = {{3, 4}, {-1, 0}, {0, -2}};
+    float out[3] = {};
+    fpgakern::Status s = fk(op::abs, {x}, out, 3);
+    std::printf("abs %d %g %g %g\n", static_cast<int>(s), out[0], out[1], out[2]);
+    s = fk(op::imag, {x}, out, 3);
+    std::printf("imag %d %g %g %g\n", static_cast<int>(s), out[0], out[1], out[2]);
+    std::printf("available %d %d\n", fk.available<std::complex<float>>(op::abs),
+                fk.available<float>(op::abs));
+    return 0;
+}
+"""
+
+
+def test_generated_host_complex64_to_float32(tmp_path):
+    programs = {}
+    for qualname, rung, dtype in REAL_OUT_VARIANTS:
+        p = variant(qualname, rung, dtype)
+        sources = host.generate(p, tmp_path)
+        assert "std::complex<float>* x, float* out" in sources.header.read_text()
+        programs[p.top] = (p, emu.compile_host(sources.main, tmp_path / f"{p.top}_host"))
+    path = _link(tmp_path, [f"{q}@opt{r}:{d}" for q, r, d in REAL_OUT_VARIANTS], "sw_emu")
+    emu.prepare(path, ("sw_emu",))
+    for top, (p, program) in programs.items():
+        cases, _ = _run_cases(p, program, path, tmp_path / top, "sw_emu")
+        for i, case in enumerate(cases):
+            actual = np.fromfile(tmp_path / f"{top}_{i}.out", dtype=np.float32)
+            expected = reference.expected_output(p.kernel, "complex64", case)
+            assert expected.dtype == np.float32
+            verdict = compare.compare(expected, actual, compare.accuracy_of(p.kernel,
+                                                                            "complex64"))
+            assert verdict.passed, f"{top} {case.label}: {verdict.summary()}"
+    category = LIBRARY.categories["unary_ops"]
+    host.generate_category("unary_ops", category.doc, list(category.kernels),
+                           [variant(q, r, d) for q, r, d in REAL_OUT_VARIANTS], tmp_path)
+    main = tmp_path / "entry_main.cpp"
+    main.write_text(REAL_OUT_ENTRY_MAIN)
+    program = emu.compile_host(main, tmp_path / "entry")
+    done = subprocess.run([str(program), str(path)], capture_output=True, text=True,
+                          env=_env("sw_emu"), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["abs 0 5 1 2", "imag 0 4 0 -2", "available 1 0"]

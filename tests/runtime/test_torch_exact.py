@@ -114,6 +114,18 @@ def _documented(name: str, args, expected, actual, same: np.ndarray) -> np.ndarr
         want = torch.from_numpy(OP_TABLE["mul"].reference(x, y))
         mine = _same_bits(want, actual.reshape(-1))
         return (flat | (tail & mine)).reshape(same.shape)
+    if expected.dtype == torch.float32 and any(
+            isinstance(t, torch.Tensor) and t.is_complex() for t in args):
+        # complex64 -> float32: real and imag bit for bit, abs (hypot) and angle (atan2)
+        # within the op table's complex64 bound (docs/runtime.md)
+        kernel = LIBRARY.get(name)
+        if "complex64" not in kernel.dtypes:  # torch's answer (a fallback, or 0-d/empty)
+            return same
+        bound = kernel.accuracy("complex64")
+        if bound.kind != "ulp":
+            return same
+        e, a = np.atleast_1d(expected.numpy()), np.atleast_1d(actual.numpy())
+        return same | (_ulps(e, a) <= bound.ulps)
     if expected.dtype != torch.float32:
         return same
     e, a = np.atleast_1d(expected.numpy()), np.atleast_1d(actual.numpy())
@@ -171,13 +183,17 @@ ALLOWED_FALLBACKS = {
     ("pow", "int"): "no torch.int32 variant of the kernel",
     # conj of a real tensor is the tensor itself in torch; the kernel is complex64 only
     ("conj", "real"): "variant of the kernel",
+    # angle and real of a real tensor: torch's own answer (real is the tensor itself); the
+    # kernels are complex64 only (imag of a real tensor is torch's error)
+    ("angle", "real"): "variant of the kernel",
+    ("real", "real"): "variant of the kernel",
     # complex64 kernels take real float32 scalars
     ("add", "complex"): "a complex scalar",
     ("sub", "complex"): "a complex scalar",
     ("mul_scalar", "complex"): "a complex scalar",
 }
 # Every op without a complex64 variant falls back on complex64 (where torch answers), and
-# so does one whose result is real (abs: float32 of complex64, issue 16's phase 2).
+# so does one whose real result no complex64 variant computes.
 COMPLEX_FALLBACKS = ("no torch.complex64 variant of the kernel", "complex in, real out")
 
 

@@ -192,7 +192,7 @@ def _judge(kernel, dtype, tensors, ours):
         # Within 2 ulp of torch, or where torch is the one off (torch_farther: its
         # sigmoid's float32 exp(-x) overflows, its gelu cancels for x << 0).
         expected, got = want.numpy(), ours.numpy()
-        farther = torch_farther(kernel, [t.numpy() for t in tensors], expected, got)
+        farther = torch_farther(kernel, [t.numpy() for t in tensors], expected, got, dtype)
         expected = np.where(farther, got, expected)
         verdict = compare.compare(expected, got, compare.Accuracy("ulp", 2))
         assert verdict.passed, verdict.summary()
@@ -402,6 +402,56 @@ def test_hw_emu_complex64_matches_torch_bit_for_bit(name):
                                  for k in LIBRARY.kernels for d in k.dtypes], "sw_emu"))
 
 
+# complex64 in, float32 out (abs, angle, real, imag) on hw_emu at every rung: the RTL whose
+# output port is narrower than its input ports (rungs 0-1: two results to a 64-bit beat of
+# the shared bundle; rungs 2-3: a 32-bit port; rung 4: 8 lanes, a 256-bit port) on every
+# pair of the wide parts and the complex special values, an odd count (7 past a multiple
+# of 8: a partial last beat, and torch's scalar tail). real and imag bit for bit with
+# torch; abs and angle within the op table's 2 ulp of torch's answer and of the op
+# table's reference (docs/runtime.md measures both against MPFR). -m slow: 20 models.
+_REAL_OUT = ("abs", "angle", "real", "imag")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
+def test_hw_emu_complex64_to_float32(rung):
+    from fpgakern.ir import special
+    from fpgakern.ir.ops import OPS
+
+    device = open_plans([variant(f"unary_ops/{n}", rung, "complex64") for n in _REAL_OUT],
+                        "hw_emu")
+    fk_torch.use(device, strict=True)
+    try:
+        parts = np.concatenate([_WIDE_PARTS, special.float32(special.KERNEL_COMPLEX64_PARTS)])
+        values = _wide(parts)
+        x = np.concatenate([values, values[:7]])
+        t = torch.from_numpy(x)
+        for name in _REAL_OUT:
+            ours = getattr(torch.ops.fpgakern, name)(t)
+            want = getattr(torch, name)(t)
+            assert ours.dtype == torch.float32 and ours.shape == t.shape
+            call = device.kernel(f"unary_ops/{name}").last_call
+            assert call is not None and call.target == "hw_emu" and call.n == t.numel()
+            if name in ("real", "imag"):
+                assert (ours.numpy().view(np.uint32) == want.numpy().view(np.uint32)).all()
+                continue
+            reference = OPS[name].reference(x)
+            for other in (want.numpy(), reference):
+                nan = np.isnan(other)
+                assert (np.isnan(ours.numpy()) == nan).all(), name
+                assert (_ulps(other[~nan], ours.numpy()[~nan]) <= 2).all(), name
+    finally:
+        fk_torch.use(open_plans([variant(k.qualname, max(k.rungs), d)
+                                 for k in LIBRARY.kernels for d in k.dtypes], "sw_emu"))
+
+
+def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def ordered(x: np.ndarray) -> np.ndarray:
+        i = x.astype(np.float32).view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFF_FFFF), i)
+    return np.abs(ordered(a) - ordered(b))
+
+
 def _wide(parts: np.ndarray) -> np.ndarray:
     re, im = np.meshgrid(parts, parts, indexing="ij")
     return np.stack([re.ravel(), im.ravel()], axis=-1).view(np.complex64).ravel()
@@ -452,9 +502,11 @@ def test_failed_build_falls_back(tmp_path):
 
 def test_complex64_routes_and_fallbacks(monkeypatch):
     """complex64 runs the complex64 kernels (a float32 operand promoted to (x, +0) as torch
-    promotes it); what they do not cover falls back with its reason, never an answer of
-    another variant: a complex scalar, complex128, and complex in, real out (abs, whose
-    float32 kernel would drop the imaginary parts)."""
+    promotes it; abs, angle, real and imag of complex64 the complex64 variants, float32
+    out); what they do not cover falls back with its reason, never an answer of another
+    variant: a complex scalar, complex128, and complex in, real out where no complex64
+    variant gives it (abs of complex128, whose float32 kernel would drop the imaginary
+    parts)."""
     a = torch.tensor([1 + 2j, 3 - 4j, complex(float("inf"), 0)], dtype=torch.complex64)
     b = torch.tensor([0.5 - 1j, -2 + 0j, 1 + 0j], dtype=torch.complex64)
     real = torch.tensor([2.0, -0.0, float("inf")])
@@ -467,11 +519,18 @@ def test_complex64_routes_and_fallbacks(monkeypatch):
                              (torch.ops.fpgakern.conj(a), torch.conj(a))):
             assert ours.dtype == torch.complex64 and not ours.is_conj()
             assert _bits_equal(theirs, ours).all()
+        for name in ("abs", "angle", "real", "imag"):
+            ours = getattr(torch.ops.fpgakern, name)(a)
+            theirs = getattr(torch, name)(a)
+            assert ours.dtype == torch.float32 and ours.shape == a.shape
+            assert _bits_equal(theirs, ours).all(), (name, theirs, ours)
+            assert ours.data_ptr() != a.data_ptr()  # torch.real is a view; the op is not
     monkeypatch.setenv(fk_torch.STRICT_ENV, "1")
     for call, reason in ((lambda: torch.ops.fpgakern.add(a, b, alpha=1j), "a complex scalar"),
                          (lambda: torch.ops.fpgakern.mul_scalar(real, other=2j),
                           "a complex scalar"),
-                         (lambda: torch.ops.fpgakern.abs(a), "complex in, real out"),
+                         (lambda: torch.ops.fpgakern.abs(a.to(torch.complex128)),
+                          "complex in, real out"),
                          (lambda: torch.ops.fpgakern.add(a.to(torch.complex128), b),
                           "no torch.complex128 variant"),
                          (lambda: torch.ops.fpgakern.conj(real), "no torch.float32 variant")):

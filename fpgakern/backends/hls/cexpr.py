@@ -9,7 +9,7 @@ import numpy as np
 
 from fpgakern.interface import Arg, KernelInterface
 from fpgakern.ir import expr
-from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES
 from fpgakern.ir.ops import HLS_CLOCK_MHZ, OPS
 from fpgakern.ladder import Plan
 
@@ -79,6 +79,22 @@ class CSpelling:
         return self.plan.kernel.output_dtype(self.plan.dtype.name).ctype
 
     @property
+    def E(self) -> str:  # noqa: N802 - what the element function returns
+        """The element function's result type: the output's element type for an
+        elementwise kernel (complex64 abs: float), the elements' for a reduction's body."""
+        body = self.plan.kernel.elementwise_body(self.plan.dtype.name)
+        return RESULT_DTYPES[body.dtype].ctype
+
+    @property
+    def OW(self) -> str:  # noqa: N802 - the output's memory word type
+        """An elementwise output's word: the input word where the element types agree,
+        else a word of the output's type with as many lanes (``out_word_t``, narrower:
+        a complex64 kernel's float32 result, 256-bit words at rung 4)."""
+        if self.R == self.T:
+            return self.W
+        return "out_word_t" if self.plan.lanes > 1 else self.R
+
+    @property
     def picks(self) -> bool:
         """An index reduction (argmax, argmin): its partials are fk::Indexed pairs."""
         reduction = self.plan.kernel.reduction
@@ -133,7 +149,7 @@ class CSpelling:
             size = arg.name in self.plan.kernel.size_args  # n; a shaped kind's sizes
             return f"{'int' if size else self.S} {arg.name}"
         reduced_output = self.plan.kernel.is_reduction and arg.direction == "out"
-        word = self.R if reduced_output else self.W
+        word = self.R if reduced_output else (self.OW if arg.direction == "out" else self.W)
         const = "const " if arg.direction == "in" else ""
         return f"{const}{word}* {arg.name}"
 

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from fpgakern import paths
 from fpgakern.backends import templates
+from fpgakern.backends.hls import spectral
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.hls.shaped import ShapedSpelling
 from fpgakern.backends.templates import write
@@ -73,6 +74,8 @@ def context(plan: Plan) -> dict[str, object]:
         "c": c,
         "T": c.T,
         "W": c.W,
+        "OW": c.OW,
+        "out_dtype": plan.kernel.output_dtype(plan.dtype.name),
         "body": body_template(plan),
         "reduce": plan.kernel.reduction,
         # A shaped kernel's stages (broadcast, row kinds), None for the others.
@@ -89,6 +92,8 @@ def render_template(plan: Plan, name: str) -> str:
 
 
 def render_kernel(plan: Plan) -> str:
+    if plan.kernel.transform is not None:
+        return render(plan)[f"{plan.top}.cpp"]
     return render_template(plan, "kernel.cpp.j2")
 
 
@@ -109,18 +114,26 @@ def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
 def sources_in(plan: Plan, folder: Path) -> HlsSources:
     """Where :func:`generate` puts the plan's files in ``folder``."""
     config = folder / "link.cfg" if plan.rung.multi_cu else None
+    headers: tuple[str, ...] = KERNEL_HEADERS
+    if plan.kernel.kind == "transform":  # and its twiddle tables (spectral.py)
+        headers = (*headers, spectral.twiddle_header_name(plan.top))
     return HlsSources(folder / f"{plan.top}.cpp", folder / f"{plan.top}_tb.cpp",
-                      tuple(folder / name for name in KERNEL_HEADERS), config)
+                      tuple(folder / name for name in headers), config)
 
 
 def render(plan: Plan, platform: LinkPlatform | None = None) -> dict[str, str]:
     """The plan's HLS files (file name -> text), without touching disk: the kernel, its
     testbench, the headers it includes and, where the rung links with a config, link.cfg
     for ``platform`` (none without one)."""
-    files = {f"{plan.top}.cpp": render_template(plan, "kernel.cpp.j2"),
-             f"{plan.top}_tb.cpp": render_template(plan, "testbench.cpp.j2")}
-    for header in KERNEL_HEADERS:
-        files[header] = (templates_dir() / "include" / header).read_text(encoding="utf-8")
+    if plan.kernel.transform is not None:
+        files = spectral.render_spectral(plan.top, plan.kernel.transform, plan.rung.index,
+                                         lanes=plan.lanes, compute_units=plan.compute_units,
+                                         stream_depth=plan.stream_depth)
+    else:
+        files = {f"{plan.top}.cpp": render_template(plan, "kernel.cpp.j2"),
+                 f"{plan.top}_tb.cpp": render_template(plan, "testbench.cpp.j2")}
+        for header in KERNEL_HEADERS:
+            files[header] = (templates_dir() / "include" / header).read_text(encoding="utf-8")
     if sources_in(plan, Path()).link_config is not None and platform is not None:
         files["link.cfg"] = render_link_config(plan, platform)
     return files

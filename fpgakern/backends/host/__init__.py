@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fpgakern.backends.hls.generator import templates_dir
 from fpgakern.backends.templates import render, write
-from fpgakern.ir import shapes
+from fpgakern.ir import fft, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
@@ -70,6 +70,10 @@ class _VariantView:
         return DTYPES[self.plan.dtype.scalar_dtype].host_ctype
 
     @property
+    def R(self) -> str:  # noqa: N802 - the output's element type (complex64 abs: float)
+        return self.plan.pointer_dtype(self.kernel.output).host_ctype
+
+    @property
     def inputs(self) -> tuple[str, ...]:
         return self.kernel.inputs
 
@@ -77,6 +81,11 @@ class _VariantView:
     def shaped(self) -> bool:
         """A kernel whose wrapper takes its tensors' shapes (host_shaped.hpp.j2)."""
         return self.kernel.kind in SHAPED_KINDS
+
+    @property
+    def transform(self) -> bool:
+        """A spectral kernel: its wrapper takes rows, n and a norm (transform/host.hpp.j2)."""
+        return self.kernel.kind == "transform"
 
     @property
     def scalars(self) -> list[_Scalar]:
@@ -111,10 +120,12 @@ def context(plan: Plan) -> dict[str, object]:
         "lanes": plan.lanes, "cus": plan.compute_units, "word_bytes": plan.port_bits // 8,
         "inputs": kernel.inputs, "output": kernel.output, "scalars": view.scalars,
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
-        "picks": None, "R": kernel.output_dtype(plan.dtype.name).host_ctype,
+        "picks": None, "R": view.R, "out_dtype": plan.pointer_dtype(kernel.output),
     }
     if kernel.kind in SHAPED_KINDS:
         ctx.update(_shaped_context(kernel))
+    if kernel.transform is not None:
+        ctx.update(_transform_context(plan))
     reduction = kernel.reduction
     if reduction is not None:
         # The partial results of the compute units merge by the op table's combine op;
@@ -155,6 +166,21 @@ def _shaped_context(kernel: Kernel) -> dict[str, object]:
         "operand_shapes": [(x, shapes.show(lay.shape(x))) for x in kernel.inputs[1:]],
         "out_shape": shapes.show(lay.shape(kernel.output)),
         "max_table": shapes.MAX_CHANNELS if kernel.kind == "broadcast" else shapes.MAX_ROW,
+    }
+
+
+def _transform_context(plan: Plan) -> dict[str, object]:
+    """What the transform wrapper needs: each pointer's type and lanes, row lengths."""
+    kernel = plan.kernel
+    assert kernel.transform is not None
+    x, out = kernel.inputs[0], kernel.output
+    return {
+        "I": kernel.pointer_dtype(x, plan.dtype.name).host_ctype,
+        "O": kernel.pointer_dtype(out, plan.dtype.name).host_ctype,
+        "in_lanes": plan.pointer_lanes(x), "out_lanes": plan.pointer_lanes(out),
+        "in_len": "n/2 + 1" if kernel.transform == "irfft" else "n",
+        "out_len": "n/2 + 1" if kernel.transform == "rfft" else "n",
+        "min_n": fft.MIN_FFT, "max_n": fft.MAX_FFT, "inverse": fft.is_inverse(kernel.transform),
     }
 
 

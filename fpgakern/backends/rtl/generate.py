@@ -163,8 +163,11 @@ def check_supported(plan: Plan) -> None:
         raise UsageError(f"{kernel.qualname}: complex64 RTL covers elementwise kernels only")
     out_dtype = kernel.output_dtype(plan.dtype.name)
     # An index reduction's int64 result is written as a word of its own (two beats on a
-    # 32-bit port); every other result has the elements' width.
-    if out_dtype.bits != plan.dtype.bits and not kernel.is_reduction:
+    # 32-bit port); a complex64 kernel's float32 result (abs, real, imag, angle) has
+    # words of its own, as many lanes (Plan.pointer_bits); every other result has the
+    # elements' width.
+    narrower = plan.dtype.is_complex and out_dtype.name == "float32"
+    if out_dtype.bits != plan.dtype.bits and not kernel.is_reduction and not narrower:
         raise UsageError(
             f"{kernel.qualname}: output dtype {out_dtype.name} differs in width from "
             f"{plan.dtype.name}; the RTL backend needs equal widths"
@@ -257,7 +260,11 @@ def datapath_of(plan: Plan) -> Datapath:
     kernel = plan.kernel
     inputs = kernel.inputs
     if plan.dtype.is_complex:
-        lowered = complex_lowering.lower(kernel.elementwise_body(plan.dtype.name), inputs)
+        body = kernel.elementwise_body(plan.dtype.name)
+        if body.dtype != complex_lowering.C64:  # a float32 result: abs, real, imag, angle
+            root, components = complex_lowering.lower_real(body, inputs)
+            return schedule(root, components, tuple(s.name for s in kernel.scalars))
+        lowered = complex_lowering.lower(body, inputs)
         return schedule_outputs(lowered.roots, lowered.inputs,
                                 tuple(s.name for s in kernel.scalars))
     bcast = broadcast_of(plan)
@@ -331,12 +338,18 @@ def _design(plan: Plan) -> _Design:
             plan, dp_name, dp, plan.lanes, f"{dp_name}: the compute pipeline of {plan.top}",
             expression)
 
+    out_w = plan.pointer_bits(kernel.output)
     texts[f"{plan.top}.sv"] = env.get_template(arch.template).render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
         top=plan.top,
         ctrl=_control(iface),
         bundles=plan.bundles,
+        bundle_w={b: plan.bundle_bits(b) for b in plan.bundles},
         data_w=plan.port_bits,
+        # The output's words where narrower than the inputs' (complex64 -> float32), on a
+        # bundle of its own from rung 2 on, packed two to a 64-bit beat before.
+        out_w=out_w,
+        out_elem_bytes=plan.pointer_dtype(kernel.output).bytes,
         col=port_column(plan.port_bits),
         lanes=plan.lanes,
         elem_bytes=plan.dtype.bytes,
@@ -375,6 +388,7 @@ class _Lanes:
     lane_inputs: tuple[tuple[str, str, int], ...]  # (signal, port, bit offset)
     packed: tuple[tuple[str, str], ...] | None = None
     unused_ports: tuple[str, ...] = ()
+    out_w: int = 0  # bits per lane of the result, where not elem_w (complex64 -> float32)
 
 
 def _lanes_of(plan: Plan, dp: Datapath) -> _Lanes:
@@ -391,9 +405,11 @@ def _lanes_of(plan: Plan, dp: Datapath) -> _Lanes:
                    for x in ports for i, part in enumerate(parts))
     # A port is unused where any of its components is (a partly used port's bits are all
     # listed as unused, which lint accepts).
+    out_w = plan.pointer_dtype(plan.kernel.output).bits
     return _Lanes(ports, plan.dtype.bits, tuple(s for s in slices if s[0] in used),
-                  tuple(dp.outputs),
-                  tuple(dict.fromkeys(port for x, port, _ in slices if x not in used)))
+                  tuple(dp.outputs) or None,
+                  tuple(dict.fromkeys(port for x, port, _ in slices if x not in used)),
+                  out_w if out_w != plan.dtype.bits else 0)
 
 
 def _render_datapath(plan: Plan, name: str, dp: Datapath, lanes: int, title: str,
@@ -411,6 +427,7 @@ def _render_datapath(plan: Plan, name: str, dp: Datapath, lanes: int, title: str
         elem_w=lay.elem_w,
         lane_inputs=lay.lane_inputs,
         packed=lay.packed,
+        out_w=lay.out_w or lay.elem_w,
         lanes=lanes,
         unused=unused,
     )
@@ -466,7 +483,8 @@ def _row_design(plan: Plan) -> _Design:
                                plan.rung.rtl_summary,
                                title=f"{module}: a pipeline of {plan.top}"),
             name=module, expression=text, dp=dp, ports=dp.inputs, elem_w=32,
-            lane_inputs=[(x, x, 0) for x in dp.inputs], packed=None, lanes=lanes, unused=[])
+            lane_inputs=[(x, x, 0) for x in dp.inputs], packed=None, out_w=32, lanes=lanes,
+            unused=[])
     # Tables first, then the main input, on each bundle (one shared gmem before rung 2).
     order = [*d.tables, d.x]
     reads = [_ReadBundle(b, tuple(p for p in order if plan.bundle(p) == b))

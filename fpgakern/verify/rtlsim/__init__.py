@@ -135,7 +135,7 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
     cus = cus or p.compute_units
     hier = _hierarchical(cus, memory)
     config = public_config() + (hier_config() if hier else "")
-    bundles = {b: source.port_bits for b in source.bundles}
+    bundles = {b: source.bundle_bits(b) for b in source.bundles}
     # Named after the rung whose model it is; with given files the key (which ignores
     # comments) still lets the rung-2 and rung-3 files of one build share the model.
     name = f"{p.top}-opt{source.rung.index}-{memory}-{cus}cu"

@@ -46,6 +46,8 @@
 
 namespace fkemu {
 
+// The widest port's beat (each port's own: FKEMU_BUNDLE_BYTES_<bundle>, narrower where a
+// kernel's output elements are: complex64 abs writes float32 words).
 constexpr unsigned kBeatBytes = FKEMU_DATA_BYTES;
 
 // Beat data in and out of the model's ports: 32-bit buses are IData, 64-bit ones QData
@@ -136,8 +138,10 @@ struct PortSample {
 
 class AxiPort {
   public:
-    AxiPort(const char* name, const Memory& mem, const Timing& timing, Errors& errors)
-        : name_(name), mem_(mem), timing_(timing), errors_(errors) {}
+    AxiPort(const char* name, const Memory& mem, const Timing& timing, Errors& errors,
+            unsigned beat_bytes = kBeatBytes)
+        : name_(name), mem_(mem), timing_(timing), errors_(errors), beat_bytes_(beat_bytes) {}
+    unsigned beat_bytes() const { return beat_bytes_; }
 
     struct Out {
         bool arready = true, rvalid = false, rlast = false;
@@ -164,7 +168,7 @@ class AxiPort {
         bool grant = true;
         if (bank_) {
             const unsigned beats = (s.w ? 1u : 0u) + (r_charge_ ? 1u : 0u);
-            grant = bank_->grant(at, beats * kBeatBytes);
+            grant = bank_->grant(at, beats * beat_bytes_);
             r_charge_ = false;
         }
         out_.arready = reads_.size() < timing_.max_outstanding;
@@ -177,7 +181,7 @@ class AxiPort {
         if (out_.rvalid) {
             const Burst& b = reads_.front();
             out_.rlast = b.done + 1 == b.beats;
-            out_.rdata = b.host ? b.host + static_cast<uint64_t>(b.done) * kBeatBytes : nullptr;
+            out_.rdata = b.host ? b.host + static_cast<uint64_t>(b.done) * beat_bytes_ : nullptr;
         } else {
             out_.rlast = false;
             out_.rdata = nullptr;
@@ -207,14 +211,14 @@ class AxiPort {
 
     void accept(std::deque<Burst>& queue, uint64_t ready_at, const PortSample& s, bool write) {
         const unsigned beats = s.len + 1;
-        const uint64_t bytes = static_cast<uint64_t>(beats) * kBeatBytes;
+        const uint64_t bytes = static_cast<uint64_t>(beats) * beat_bytes_;
         const char* channel = write ? "AW" : "AR";
         uint8_t* host = nullptr;
-        if ((1u << s.size) != kBeatBytes) {
+        if ((1u << s.size) != beat_bytes_) {
             fail(channel, s.addr, "beat size differs from the port width");
         } else if (s.burst != 1) {
             fail(channel, s.addr, "burst type is not INCR");
-        } else if (s.addr % kBeatBytes != 0) {
+        } else if (s.addr % beat_bytes_ != 0) {
             fail(channel, s.addr, "address is not aligned to the beat size");
         } else if ((s.addr & 4095) + bytes > 4096) {
             fail(channel, s.addr, "burst crosses a 4 KiB boundary");
@@ -229,12 +233,12 @@ class AxiPort {
     void write_beat(uint64_t now, const PortSample& s) {
         Burst& b = writes_.front();
         if (b.host) {
-            uint8_t* dst = b.host + static_cast<uint64_t>(b.done) * kBeatBytes;
-            const uint64_t all = kBeatBytes == 64 ? ~0ULL : ((1ULL << kBeatBytes) - 1);
+            uint8_t* dst = b.host + static_cast<uint64_t>(b.done) * beat_bytes_;
+            const uint64_t all = beat_bytes_ == 64 ? ~0ULL : ((1ULL << beat_bytes_) - 1);
             if ((s.wstrb & all) == all) {
-                std::memcpy(dst, s.wdata, kBeatBytes);
+                std::memcpy(dst, s.wdata, beat_bytes_);
             } else {
-                for (unsigned i = 0; i < kBeatBytes; ++i) {
+                for (unsigned i = 0; i < beat_bytes_; ++i) {
                     if ((s.wstrb >> i) & 1) dst[i] = s.wdata[i];
                 }
             }
@@ -258,6 +262,7 @@ class AxiPort {
     const Memory& mem_;
     const Timing& timing_;
     Errors& errors_;
+    unsigned beat_bytes_;
     Bank* bank_ = nullptr;
     bool r_charge_ = false;  // an R beat raised at the last update, not charged yet
     std::deque<Burst> reads_, writes_;
@@ -271,7 +276,7 @@ struct fkemu_cu {
     fkemu_cu()
         : context(new VerilatedContext),
           top(new FKEMU_TOP(context.get(), FKEMU_TOP_NAME))
-#define FKEMU_PORT_INIT(B) , port_##B(#B, memory, timing, errors)
+#define FKEMU_PORT_INIT(B) , port_##B(#B, memory, timing, errors, FKEMU_BUNDLE_BYTES_##B)
               FKEMU_FOR_EACH_BUNDLE(FKEMU_PORT_INIT)
 #undef FKEMU_PORT_INIT
     {
@@ -402,7 +407,7 @@ struct fkemu_cu {
         }                                                                     \
         if (s.w) {                                                            \
             std::memcpy(s.wdata, fkemu::beat_bytes(top->m_axi_##B##_wdata),   \
-                        fkemu::kBeatBytes);                                   \
+                        port_##B.beat_bytes());                               \
             s.wstrb = top->m_axi_##B##_wstrb;                                 \
             s.wlast = top->m_axi_##B##_wlast;                                 \
         }                                                                     \

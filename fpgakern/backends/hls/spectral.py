@@ -1,0 +1,234 @@
+"""The spectral kernels' Vitis HLS C++: fft, ifft, rfft and irfft at rungs 0-4.
+
+Every rung computes :mod:`fpgakern.ir.fft`'s transform bit for bit: the radix-2 DIF
+butterflies with the reference's float32 operation sequence, the bit-reversed result
+reordered, every component times ``scale``. The kernel's contract (the other layers call
+it):
+
+    extern "C" void <top>(const IN_T* x, OUT_T* out, float scale, int rows, int n)
+
+``rows`` transforms of length ``n`` (a power of two in 8..max_n). IN_T and OUT_T are
+``fk::cfloat`` or ``float`` (rfft's input, irfft's output). Rows are packed at rungs 0-3
+(row r at r * row_length); at rung 4 the pointers are 512-bit words
+(``hls::vector<fk::cfloat, 8>`` or ``hls::vector<float, 16>``) and every row starts at a
+whole word, its last word padded (zeros written where the kernel writes padding).
+
+:func:`render_spectral` takes plain values (no Kernel or Plan): the caller chooses the
+top's name, the transform, the rung. It returns the files by name: the kernel, its
+C-simulation testbench, ``fpgakern_ops.h`` and the twiddle header generated here from
+:func:`fpgakern.ir.fft.twiddle_table` (itself read from the committed quarter wave).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fpgakern import __version__, paths
+from fpgakern.backends import templates
+from fpgakern.ir import fft
+
+RUNGS = {0: "naive", 1: "buffered", 2: "dataflow", 3: "multi_cu", 4: "vectorized"}
+PORT_BITS = 512  # rung 4's pointers: one AXI word a beat
+COMPLEX_LANES = PORT_BITS // 64  # complex64 elements of a word
+FLOAT_LANES = PORT_BITS // 32
+BURST = 256  # rung 1's max_read/write_burst_length (beats of one element)
+WIDE_BURST = 64  # rung 4's: 64 words of 64 bytes, one 4 KiB burst
+
+
+def testbench_case(transform: str, x: np.ndarray, n: int, scale: np.float32) -> bytes:
+    """A case file of the testbench (``<top>_tb CASE.bin OUT.bin ...``): int32 rows, int32
+    n, float32 scale, the input rows packed (complex64, or float32 for rfft), then
+    fft.transform's output rows packed, which the testbench compares its results with."""
+    kind = _transform(transform)
+    element = np.float32 if kind == "rfft" else np.complex64
+    rows = np.ascontiguousarray(x, dtype=element).reshape(-1, fft.input_length(kind, n))
+    expected = fft.transform(kind, rows, n, np.float32(scale))
+    return (np.array([rows.shape[0], n], dtype=np.int32).tobytes()
+            + np.float32(scale).tobytes() + rows.tobytes()
+            + np.ascontiguousarray(expected).tobytes())
+
+
+def testbench_output(transform: str, data: bytes, rows: int, n: int) -> np.ndarray:
+    """The testbench's OUT.bin as rows of the transform's output (packed, unpadded)."""
+    kind = _transform(transform)
+    element = np.float32 if kind == "irfft" else np.complex64
+    return np.frombuffer(data, dtype=element).reshape(rows, fft.output_length(kind, n))
+
+
+def _transform(name: str) -> fft.Transform:
+    for kind in fft.TRANSFORMS:
+        if kind == name:
+            return kind
+    raise ValueError(f"unknown transform {name!r} (known: {', '.join(fft.TRANSFORMS)})")
+
+
+def twiddle_header_name(top: str) -> str:
+    return f"{top}_twiddles.h"
+
+
+def hex_float(value: np.float32) -> str:
+    """A C++ hexadecimal float literal of ``value``, exactly (no decimal rounding)."""
+    text = float(value).hex()  # e.g. 0x1.921fb60000000p+1; float32 is exact in double
+    sign = "-" if text.startswith("-") else ""
+    mantissa, exponent = text.lstrip("-")[2:].split("p")
+    whole, _, fraction = mantissa.partition(".")
+    fraction = fraction.rstrip("0")
+    return f"{sign}0x{whole}{'.' + fraction if fraction else ''}p{exponent}f"
+
+
+def _rows_text(values: np.ndarray, per_line: int = 8, pad: str = "    ") -> str:
+    literals = [hex_float(v) for v in values]
+    return "\n".join(pad + ", ".join(literals[i:i + per_line]) + ","
+                     for i in range(0, len(literals), per_line))
+
+
+def twiddle_header(top: str, rung: int, max_n: int = fft.MAX_FFT) -> str:
+    """The twiddle tables ``top``'s kernel reads, as C++ ``static const float`` arrays of
+    the reference's values (fft.twiddle_table at MAX_FFT, subsampled: the same floats).
+
+    FK_COS_<m>: RN(cos(2*pi*k/2^m)) for k = 0..2^m/4, the quarter wave at resolution 2^m
+    (rungs 0-1 read the one at max_n with a stride, rungs 2-3 one per stage). Rung 4 also
+    has, per stage of half-span h = 2^m >= 8, FK_TWC_<m>/FK_TWS_<m>[h/8][8]: c and s of
+    twiddle j = 8 * word + lane, a word of eight lanes a row; and FK_LANE_C/S: the
+    twiddles of the in-word stages (h = 4, 2, 1)."""
+    fft.check_length(max_n)
+    c_max, s_max = fft.twiddle_table(fft.MAX_FFT)
+    log_max = max_n.bit_length() - 1
+    guard = f"FPGAKERN_{top.upper()}_TWIDDLES_H"
+    out = [f"// {twiddle_header_name(top)}: the twiddle factors of {top} (rung {rung}), "
+           f"transforms of up to {max_n} points.",
+           "//",
+           "// Generated by fpgakern from fpgakern/ir/twiddles.hex (fft.twiddle_table): float32",
+           "// values correctly rounded from the exact cos and sin, as hexadecimal literals",
+           "// (exact). Not edited by hand; regenerated with the kernel.",
+           f"#ifndef {guard}", f"#define {guard}", ""]
+
+    def quarter(m: int) -> np.ndarray:  # cos(2*pi*k/2^m), k = 0..2^m/4
+        step = fft.MAX_FFT >> m
+        return c_max[np.arange((1 << m) // 4 + 1) * step]
+
+    quarters = range(2, log_max + 1) if rung in (2, 3) else ([log_max] if rung < 2 else [])
+    for m in quarters:
+        out += [f"// cos(2*pi*k/{1 << m}), k = 0..{(1 << m) // 4}",
+                f"static const float FK_COS_{m}[{(1 << m) // 4 + 1}] = {{",
+                _rows_text(quarter(m)), "};", ""]
+    if rung == 4:
+        for m in range(3, log_max):
+            h = 1 << m
+            k = np.arange(h) * (fft.MAX_FFT // (2 * h))  # twiddle j at resolution 2h
+            for name, table in (("C", c_max), ("S", s_max)):
+                out += [f"// {'cos' if name == 'C' else 'sin'}(2*pi*j/{2 * h}), "
+                        f"j = 8 * row + lane",
+                        f"static const float FK_TW{name}_{m}[{h // 8}][8] = {{",
+                        _rows_text(table[k]), "};", ""]
+        for h in (4, 2, 1):
+            k = np.arange(h) * (fft.MAX_FFT // (2 * h))
+            out += [f"// the in-word stage of half-span {h}: twiddle j = 0..{h - 1}",
+                    f"static const float FK_LANE_C{h}[{h}] = {{ "
+                    + ", ".join(hex_float(v) for v in c_max[k]) + " };",
+                    f"static const float FK_LANE_S{h}[{h}] = {{ "
+                    + ", ".join(hex_float(v) for v in s_max[k]) + " };"]
+        out.append("")
+    out += [f"#endif  // {guard}", ""]
+    return "\n".join(out)
+
+
+def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
+            stream_depth: int, compute_units: int, cosim_rows: int) -> dict[str, Any]:
+    """What the spectral templates read."""
+    kind = _transform(transform)
+    if not (top.isascii() and top.isidentifier()):
+        raise ValueError(f"top {top!r} is not a C identifier")
+    if stream_depth < 2 or compute_units < 1 or cosim_rows < 1:
+        raise ValueError(f"stream_depth {stream_depth} (>= 2), compute_units {compute_units} "
+                         f"and cosim_rows {cosim_rows} (>= 1) out of range")
+    if rung not in RUNGS:
+        raise ValueError(f"rung {rung} is not one of {sorted(RUNGS)}")
+    fft.check_length(max_n)
+    if lanes != (COMPLEX_LANES if rung == 4 else 1):
+        raise ValueError(f"rung {rung} takes {COMPLEX_LANES if rung == 4 else 1} complex "
+                         f"lane(s) a word, not {lanes}")
+    in_complex = kind != "rfft"
+    out_complex = kind != "irfft"
+
+    def lanes_of(is_complex: bool) -> int:
+        if rung != 4:
+            return 1
+        return COMPLEX_LANES if is_complex else FLOAT_LANES
+
+    def pitch(length: int, lane_count: int) -> int:  # elements a row takes, padded
+        return -(-length // lane_count) * lane_count
+
+    in_lanes, out_lanes = lanes_of(in_complex), lanes_of(out_complex)
+    in_pitch = pitch(fft.input_length(kind, max_n), in_lanes)
+    out_pitch = pitch(fft.output_length(kind, max_n), out_lanes)
+    return {
+        "top": top,
+        "transform": transform,
+        "inverse": fft.is_inverse(kind),
+        "rung": rung,
+        "rung_name": RUNGS[rung],
+        "lanes": lanes,
+        "max_n": max_n,
+        "log_max": max_n.bit_length() - 1,
+        "min_n": fft.MIN_FFT,
+        "stream_depth": stream_depth,
+        "compute_units": compute_units if rung == 3 else 1,
+        "in_complex": in_complex,
+        "out_complex": out_complex,
+        "IN_T": "fk::cfloat" if in_complex else "float",
+        "OUT_T": "fk::cfloat" if out_complex else "float",
+        "in_lanes": in_lanes,
+        "out_lanes": out_lanes,
+        # Rung 4's pointer types: a 512-bit word of elements.
+        "IN_W": (f"hls::vector<{'fk::cfloat' if in_complex else 'float'}, {in_lanes}>"
+                 if rung == 4 else ("fk::cfloat" if in_complex else "float")),
+        "OUT_W": (f"hls::vector<{'fk::cfloat' if out_complex else 'float'}, {out_lanes}>"
+                  if rung == 4 else ("fk::cfloat" if out_complex else "float")),
+        # depth= of the m_axi ports (Vitis cosim's memory model; synthesis ignores it):
+        # the words cosim_rows rows of max_n points take.
+        "in_depth": cosim_rows * in_pitch // in_lanes,
+        "out_depth": cosim_rows * out_pitch // out_lanes,
+        "burst": BURST,
+        "wide_burst": WIDE_BURST,
+        "twiddles": twiddle_header_name(top),
+        "version": __version__,
+    }
+
+
+def pointer_types(transform: str, rung: int) -> tuple[str, str]:
+    """The C types of the kernel's ``x`` and ``out`` pointees (its signature's): an
+    element below rung 4, a 512-bit ``hls::vector`` word at rung 4."""
+    ctx = context("top", transform, rung, lanes=COMPLEX_LANES if rung == 4 else 1,
+                  max_n=fft.MIN_FFT, stream_depth=2, compute_units=1, cosim_rows=1)
+    return ctx["IN_W"], ctx["OUT_W"]
+
+
+def render_spectral(top: str, transform: str, rung: int, *, lanes: int | None = None,
+                    max_n: int = fft.MAX_FFT, stream_depth: int = 8,
+                    compute_units: int = 4, cosim_rows: int = 4) -> dict[str, str]:
+    """The HLS files of a spectral kernel (file name -> text): ``<top>.cpp`` (the Vitis
+    HLS kernel), ``<top>_tb.cpp`` (its C-simulation testbench), ``<top>_twiddles.h``
+    (its twiddle tables) and ``fpgakern_ops.h``.
+
+    ``transform``: fft, ifft, rfft or irfft. ``rung``: 0 naive, 1 buffered, 2 dataflow,
+    3 multi_cu (rung 2's kernel; the testbench splits the rows over ``compute_units``
+    calls as the host splits them over compute units), 4 vectorized. ``lanes``: complex
+    elements a port word carries (8 at rung 4, 1 below; None picks it). ``max_n``: the
+    longest transform the kernel takes (its on-chip buffers and tables). ``stream_depth``:
+    the depth of the dataflow streams. ``cosim_rows``: rows of max_n points the m_axi
+    ports' depth= covers (Vitis cosim only)."""
+    if lanes is None:
+        lanes = COMPLEX_LANES if rung == 4 else 1
+    ctx = context(top, transform, rung, lanes=lanes, max_n=max_n, stream_depth=stream_depth,
+                  compute_units=compute_units, cosim_rows=cosim_rows)
+    env = templates.environment(paths.data_dir("hls_templates"))
+    include = paths.data_dir("hls_templates") / "include" / "fpgakern_ops.h"
+    return {
+        f"{top}.cpp": env.get_template("transform/kernel.cpp.j2").render(**ctx),
+        f"{top}_tb.cpp": env.get_template("transform/testbench.cpp.j2").render(**ctx),
+        twiddle_header_name(top): twiddle_header(top, rung, max_n),
+        "fpgakern_ops.h": include.read_text(encoding="utf-8"),
+    }
