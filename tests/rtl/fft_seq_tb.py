@@ -124,10 +124,8 @@ async def fft_runs(dut) -> None:
         scale = np.float32(case["scale"])
         valid = rows > 0 and n >= 8 and n <= fft.MAX_FFT and n & (n - 1) == 0
         x = make_input(rng, transform, n, max(rows, 1), case.get("styles", ["normal"]), run)
-        if valid:
-            want = fft.transform(transform, x, n, scale)
-        else:
-            want = np.zeros((0,), dtype=np.float32)
+        want = (fft.transform(transform, x, n, scale) if valid
+                else np.zeros((0,), dtype=np.float32))
         x_bytes = x.tobytes() if valid else b""
         out_bytes = want.nbytes
         # Input just below a 4 KiB boundary (8-byte aligned) so bursts split there.

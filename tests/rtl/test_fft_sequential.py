@@ -3,7 +3,12 @@ Verilator via cocotb, bit for bit against fpgakern.ir.fft.transform, and their l
 
 One Verilator build per transform and rung (n and rows are run-time arguments, so one
 build runs every case); each build takes about a minute on the shared cores, so the
-default run builds two and ``-m slow`` the rest.
+default run builds two (fft at rung 1, irfft at rung 0 under random AXI pauses: about
+2.5 minutes) and ``-m slow`` the rest, rung 1 under pauses, the cycles with a 64-cycle
+memory and the longest transform (n = 65536).
+
+    pytest tests/rtl/test_fft_sequential.py -s            # default; -s prints the cycles
+    pytest tests/rtl/test_fft_sequential.py -s -m slow    # everything else
 """
 
 from __future__ import annotations
@@ -13,7 +18,6 @@ import os
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from fpgakern.backends.rtl import fft_sequential
@@ -127,3 +131,13 @@ def test_interface_registers():
     assert [p.data_width for p in iface.masters] == [64]
     text = fft_sequential.render_fft_sequential("k", "rfft", 1)["k.sv"]
     assert "module k (" in text and "fk_fft_butterfly" in text
+
+
+def test_twiddle_rom_is_current():
+    import subprocess
+    import sys
+
+    script = Path(fft_sequential.__file__).parent / "lib" / "gen_fft_twiddles.py"
+    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr

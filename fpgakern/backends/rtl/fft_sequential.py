@@ -3,9 +3,10 @@ transform, rendered from ``templates/top_fft_sequential.sv.j2``, independent of 
 Plan objects so that any layer can call it.
 
 The kernel computes, per row, exactly :func:`fpgakern.ir.fft.transform` (radix-2 DIF in an
-on-chip work memory of 2^16 complex64 samples, twiddles from ``lib/fk_fft_twiddle.sv`` (the quarter-wave ROM ``lib/fk_fft_twiddle_rom.sv`` the streaming cores share),
-butterflies by ``oplib/fk_fft_butterfly.sv``, bit-reversed read-out times ``scale``); the
-template's header comment describes the microarchitecture and its cycle counts.
+on-chip work memory of 2^16 complex64 samples, twiddles from ``lib/fk_fft_twiddle.sv``,
+the FFT cores' twiddle unit, butterflies by ``oplib/fk_fft_butterfly.sv``, bit-reversed
+read-out times ``scale``); the template's header comment describes the microarchitecture
+and its cycle counts.
 
 Interface (the contract, registers as fpgakern/interface.py lays them out): arguments
 ``x`` (input pointer, 0x10), ``out`` (output pointer, 0x1C), ``scale`` (float32, 0x28),
@@ -22,8 +23,14 @@ from pathlib import Path
 
 from fpgakern.backends.rtl import sources
 from fpgakern.backends.rtl.generate import _control, _environment, port_column
-from fpgakern.interface import CONTROL_PORT, CONTROL_RANGE, FIRST_ARG_OFFSET, Arg, AxiPort, \
-    KernelInterface
+from fpgakern.interface import (
+    CONTROL_PORT,
+    CONTROL_RANGE,
+    FIRST_ARG_OFFSET,
+    Arg,
+    AxiPort,
+    KernelInterface,
+)
 from fpgakern.ir import fft
 
 RUNGS = (0, 1)
@@ -32,8 +39,10 @@ MAX_LOG2 = 16  # the work memory holds 2^MAX_LOG2 samples (fft.MAX_FFT)
 ROM_LATENCY = 2  # fk_fft_twiddle
 BUTTERFLY_LATENCY = 18  # fk_fft_butterfly
 BUTTERFLY_PIPE = ROM_LATENCY + BUTTERFLY_LATENCY  # issue to write back
-OPERATORS = ("fk_fft_butterfly", "fk_fp32_mul")
-TWIDDLE_FILES = (sources.LIB_DIR / "fk_fft_twiddle.sv", sources.LIB_DIR / "fk_fft_twiddle_rom.sv")  # the oplib modules the top instantiates
+OPERATORS = ("fk_fft_butterfly", "fk_fp32_mul")  # the oplib modules it uses
+# The twiddles: the FFT cores' fk_fft_twiddle (lib/, branch fft-rtl; left out of
+# sources.library_files, like every fk_fft_* support file) over their quarter-wave ROM.
+TWIDDLE_FILES = ("fk_fft_twiddle_rom.sv", "fk_fft_twiddle.sv")
 
 
 
@@ -122,9 +131,10 @@ def render_fft_sequential(top: str, transform: str, rung: int) -> dict[str, str]
 
 def fft_sequential_files() -> list[Path]:
     """The support and operator files the kernel needs besides its own, in compile order:
-    every lib/ module (as for every kernel), the twiddle (fk_fft_twiddle and its ROM, the
-    one table the streaming cores use too), then the oplib files of OPERATORS."""
-    return [*sources.library_files(), *TWIDDLE_FILES, *sources.operator_files(OPERATORS)]
+    the lib/ modules every kernel compiles, the twiddle unit, then the oplib files of
+    OPERATORS."""
+    return [*sources.library_files(), *(sources.LIB_DIR / name for name in TWIDDLE_FILES),
+            *sources.operator_files(OPERATORS)]
 
 
 def generate_fft_sequential(top: str, transform: str, rung: int, out_dir: Path) -> list[Path]:
