@@ -83,6 +83,7 @@ def render_fft_stream(plan: Plan) -> dict[str, str]:
 
     check(plan)
     transform = plan.kernel.transform
+    assert transform is not None  # check: a transform kernel
     lanes = plan.lanes
     in_row, out_row = row_words(transform, lanes)
     x, out = plan.kernel.inputs[0], plan.kernel.output

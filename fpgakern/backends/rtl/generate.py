@@ -482,6 +482,7 @@ def _transform_design(plan: Plan) -> _Design:
     into transform kernels. The latency is the engine's, not a fixed pipeline's: 0."""
     if plan.rung.dataflow:
         return _Design(fft_stream.render_fft_stream(plan), [], 0)
+    assert plan.kernel.transform is not None
     texts = fft_sequential.render_fft_sequential(plan.top, plan.kernel.transform,
                                                  plan.rung.index)
     return _Design(texts, [], 0)
