@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import cast
 from pathlib import Path
+from typing import cast
 
 from fpgakern.backends.rtl import sources
 from fpgakern.backends.rtl.generate import _control, _environment, port_column
@@ -120,7 +120,8 @@ def render_fft_sequential(top: str, transform: str, rung: int) -> dict[str, str]
     out_desc = {"rfft": "(n/2 + 1) * 8 bytes (complex64)", "irfft": "n * 4 bytes (float32)"}
     text = _environment().get_template("top_fft_sequential.sv.j2").render(
         header=_header(top, transform, rung),
-        top=top, transform=transform, rung=rung, inverse=fft.is_inverse(cast(fft.Transform, transform)),
+        top=top, transform=transform, rung=rung,
+        inverse=fft.is_inverse(cast(fft.Transform, transform)),
         ctrl=_control(fft_interface(top, transform)), col=port_column(DATA_W),
         arch=ARCH[rung],
         in_desc=in_desc.get(transform, "n * 8 bytes (complex64)"),
