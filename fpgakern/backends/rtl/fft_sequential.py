@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import cast
 
 from fpgakern.backends.rtl import sources
-from fpgakern.backends.rtl.generate import _control, _environment, port_column
+from fpgakern.backends.rtl.top import control_words, environment, port_column
 from fpgakern.interface import (
     CONTROL_PORT,
     CONTROL_RANGE,
@@ -118,11 +118,11 @@ def render_fft_sequential(top: str, transform: str, rung: int) -> dict[str, str]
     _check(transform, rung)
     in_desc = {"rfft": "n * 4 bytes (float32)", "irfft": "(n/2 + 1) * 8 bytes (complex64)"}
     out_desc = {"rfft": "(n/2 + 1) * 8 bytes (complex64)", "irfft": "n * 4 bytes (float32)"}
-    text = _environment().get_template("top_fft_sequential.sv.j2").render(
+    text = environment().get_template("top_fft_sequential.sv.j2").render(
         header=_header(top, transform, rung),
         top=top, transform=transform, rung=rung,
         inverse=fft.is_inverse(cast(fft.Transform, transform)),
-        ctrl=_control(fft_interface(top, transform)), col=port_column(DATA_W),
+        ctrl=control_words(fft_interface(top, transform)), col=port_column(DATA_W),
         arch=ARCH[rung],
         in_desc=in_desc.get(transform, "n * 8 bytes (complex64)"),
         out_desc=out_desc.get(transform, "n * 8 bytes (complex64)"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern.backends.rtl import sources
+from fpgakern.backends.rtl.top import control_words, environment, port_column
 from fpgakern.backends.templates import file_header
 from fpgakern.errors import UsageError
 from fpgakern.interface import interface
@@ -79,8 +80,6 @@ def check(plan: Plan) -> None:
 
 def render_fft_stream(plan: Plan) -> dict[str, str]:
     """{file name: text}: the top ``<plan.top>.sv``; it needs :func:`fft_stream_files`."""
-    from fpgakern.backends.rtl.generate import _control, _environment, port_column
-
     check(plan)
     transform = plan.kernel.transform
     assert transform is not None  # check: a transform kernel
@@ -90,10 +89,10 @@ def render_fft_stream(plan: Plan) -> dict[str, str]:
     bins = "(n/2 + 1) complex64 bins"
     in_desc = {"rfft": "n float32", "irfft": bins}.get(transform, "n complex64")
     out_desc = {"rfft": bins, "irfft": "n float32"}.get(transform, "n complex64")
-    text = _environment().get_template("top_fft_stream.sv.j2").render(
+    text = environment().get_template("top_fft_stream.sv.j2").render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
         top=plan.top, transform=transform, inverse=fft.is_inverse(transform),
-        ctrl=_control(interface(plan)), col=port_column(plan.port_bits),
+        ctrl=control_words(interface(plan)), col=port_column(plan.port_bits),
         data_w=plan.port_bits, lanes=lanes, lg=lanes.bit_length() - 1,
         core="fk_fft_sdf" if lanes == 1 else "fk_fft_lanes",
         in_bundle=plan.bundle(x), out_bundle=plan.bundle(out),

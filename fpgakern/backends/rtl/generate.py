@@ -12,23 +12,20 @@ where they are, not copied per kernel.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import jinja2
-
-from fpgakern.backends.rtl import reduce, rows, sources
+from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, rows, sources
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
+from fpgakern.backends.rtl.top import control_words, environment, port_column
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
-from fpgakern.interface import FIRST_ARG_OFFSET, SIZE_ARG, KernelInterface, interface
+from fpgakern.interface import SIZE_ARG, KernelInterface, interface
 from fpgakern.ir import complex_lowering, expr, shapes
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 # The kernel kinds (Kernel.kind) this backend builds.
 RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS, "transform")
 
@@ -99,55 +96,10 @@ def microarch(plan: Plan, latency: int) -> Microarch:
 
 
 @dataclass(frozen=True)
-class _ArgWord:
-    name: str
-    offset: int
-    word: int  # index of its (low) word among the argument words from 0x10
-
-
-@dataclass(frozen=True)
-class _Control:
-    words: int
-    writable: str  # binary, word ARG_WORDS-1 first
-    pointers: tuple[_ArgWord, ...]
-    scalars: tuple[_ArgWord, ...]
-    reserved: tuple[int, ...]  # indices of the reserved words (always 0)
-
-
-def _control(iface: KernelInterface) -> _Control:
-    """Argument words of the register map: each argument's data words, then one reserved."""
-    writable: list[bool] = []
-    pointers: list[_ArgWord] = []
-    scalars: list[_ArgWord] = []
-    for arg in iface.args:
-        word = (arg.offset - FIRST_ARG_OFFSET) // 4
-        assert word == len(writable), "interface offsets must be contiguous"
-        data_words = arg.size // 4
-        writable += [True] * data_words + [False]
-        (pointers if arg.kind == "pointer" else scalars).append(
-            _ArgWord(arg.name, arg.offset, word)
-        )
-    bits = "".join("1" if w else "0" for w in reversed(writable))
-    reserved = tuple(i for i, w in enumerate(writable) if not w)
-    return _Control(len(writable), bits, tuple(pointers), tuple(scalars), reserved)
-
-
-@dataclass(frozen=True)
 class _Pointer:
     name: str
     bundle: str
     per_channel: bool = False  # a broadcast kernel's (C) operand, read once into tables
-
-
-@functools.cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
 
 
 def check_supported(plan: Plan) -> None:
@@ -294,12 +246,6 @@ class _Design:
     latency: int
 
 
-def port_column(data_w: int) -> int:
-    """Width of the range column in a top module's port list: every port name starts in
-    one column, whether the widest range is [63:0] or [511:0]."""
-    return max(len("[63:0]"), len(f"[{data_w - 1}:0]"))
-
-
 def _design(plan: Plan) -> _Design:
     check_supported(plan)
     if plan.kernel.kind == "transform":
@@ -315,7 +261,7 @@ def _design(plan: Plan) -> _Design:
         arch = replace(arch, sink_fifo_depth=max(16, _pow2_at_least(dp.latency + 8)),
                        out_fifo_depth=2)
     iface = interface(plan)
-    env = _environment()
+    env = environment()
     kernel = plan.kernel
     texts: dict[str, str] = {}
     operators = list(dp.modules)
@@ -350,7 +296,7 @@ def _design(plan: Plan) -> _Design:
     texts[f"{plan.top}.sv"] = env.get_template(arch.template).render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
         top=plan.top,
-        ctrl=_control(iface),
+        ctrl=control_words(iface),
         bundles=plan.bundles,
         bundle_w={b: plan.bundle_bits(b) for b in plan.bundles},
         data_w=plan.port_bits,
@@ -425,7 +371,7 @@ def _render_datapath(plan: Plan, name: str, dp: Datapath, lanes: int, title: str
     lay = _lanes_of(plan, dp)
     unused = [f"x_{x}" for x in lay.unused_ports]
     unused += [f"sc_{s}" for s in dp.scalars if s not in dp.used_scalars]
-    return _environment().get_template("datapath.sv.j2").render(
+    return environment().get_template("datapath.sv.j2").render(
         header=file_header(plan, "Compute pipeline of the Vitis RTL kernel",
                            plan.rung.rtl_summary, title=title),
         name=name,
@@ -499,7 +445,7 @@ class _ReadBundle:
 def _row_design(plan: Plan) -> _Design:
     """A row kernel (rows.py): its accumulators, stage pipes and top (top_rows.sv.j2)."""
     d = rows.design(plan)
-    env = _environment()
+    env = environment()
     kernel = plan.kernel
     texts: dict[str, str] = {}
     for acc in rows.accumulators(plan):
@@ -521,7 +467,7 @@ def _row_design(plan: Plan) -> _Design:
     body = d.stages[-1]
     texts[f"{plan.top}.sv"] = env.get_template("top_rows.sv.j2").render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
-        top=plan.top, ctrl=_control(interface(plan)), bundles=plan.bundles,
+        top=plan.top, ctrl=control_words(interface(plan)), bundles=plan.bundles,
         data_w=plan.port_bits, col=port_column(plan.port_bits), lanes=plan.lanes, arch=arch,
         in_fifo_depth=max(arch.max_burst, 64) if not plan.rung.dataflow
         else arch.in_fifo_depth,
@@ -538,6 +484,3 @@ def _row_design(plan: Plan) -> _Design:
     )
     return _Design(texts, d.operators, d.latency)
 
-
-# The FFT renderers import this module's helpers (_control, _environment, port_column).
-from fpgakern.backends.rtl import fft_sequential, fft_stream  # noqa: E402

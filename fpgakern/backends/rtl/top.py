@@ -1,0 +1,67 @@
+"""What every generated top module shares: the template environment, the register map's
+argument words (for fk_axil_ctrl) and the port list's layout. The kernel generators
+(generate.py for the expression kinds, fft_sequential.py and fft_stream.py for the
+transforms) each render their own top from these."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from fpgakern.interface import FIRST_ARG_OFFSET, KernelInterface
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass(frozen=True)
+class _ArgWord:
+    name: str
+    offset: int
+    word: int  # index of its (low) word among the argument words from 0x10
+
+
+@dataclass(frozen=True)
+class _Control:
+    words: int
+    writable: str  # binary, word ARG_WORDS-1 first
+    pointers: tuple[_ArgWord, ...]
+    scalars: tuple[_ArgWord, ...]
+    reserved: tuple[int, ...]  # indices of the reserved words (always 0)
+
+
+def control_words(iface: KernelInterface) -> _Control:
+    """Argument words of the register map: each argument's data words, then one reserved."""
+    writable: list[bool] = []
+    pointers: list[_ArgWord] = []
+    scalars: list[_ArgWord] = []
+    for arg in iface.args:
+        word = (arg.offset - FIRST_ARG_OFFSET) // 4
+        assert word == len(writable), "interface offsets must be contiguous"
+        data_words = arg.size // 4
+        writable += [True] * data_words + [False]
+        (pointers if arg.kind == "pointer" else scalars).append(
+            _ArgWord(arg.name, arg.offset, word)
+        )
+    bits = "".join("1" if w else "0" for w in reversed(writable))
+    reserved = tuple(i for i, w in enumerate(writable) if not w)
+    return _Control(len(writable), bits, tuple(pointers), tuple(scalars), reserved)
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def port_column(data_w: int) -> int:
+    """Width of the range column in a top module's port list: every port name starts in
+    one column, whether the widest range is [63:0] or [511:0]."""
+    return max(len("[63:0]"), len(f"[{data_w - 1}:0]"))
