@@ -222,14 +222,15 @@ module fk_fft_core #(
     function automatic logic [MAX_LOG2-1:0] bitrev(input logic [MAX_LOG2-1:0] p,
                                                    input logic [4:0] bits);
         logic [MAX_LOG2-1:0] r;
-        for (int b = 0; b < MAX_LOG2; b++) r[b] = p[MAX_LOG2-1-b];
-        return r >> (5'(MAX_LOG2) - bits);
+        integer b;
+        for (b = 0; b < MAX_LOG2; b = b + 1) r[b] = p[MAX_LOG2-1-b];
+        bitrev = r >> (5'(MAX_LOG2) - bits);  // not `return`: Yosys's frontend lacks it
     endfunction
 
     // Bank of bin idx (LANES = 8): see the header.
     function automatic logic [2:0] bank_of(input logic [MAX_LOG2-1:0] idx,
                                            input logic [4:0] bits);
-        return (bits == 5'd3) ? idx[2:0] : 3'(idx >> (bits - 5'd3)) ^ idx[2:0];
+        bank_of = (bits == 5'd3) ? idx[2:0] : 3'(idx >> (bits - 5'd3)) ^ idx[2:0];
     endfunction
 
     logic            issue, issue_last;
