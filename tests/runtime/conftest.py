@@ -81,6 +81,28 @@ def device_for(qualname: str, rung: int, dtype: str, target: str) -> Device:
     return _devices[key]
 
 
+def link_xclbin(folder: Path, refs: list[str], target: str = "hw_emu") -> Path:
+    """One u250 .xclbin holding the variants ``refs`` (``kernel@optN:dtype``), built into
+    ``folder``/build as needed (the host-program tests run it on the emulators)."""
+    from fpgakern.link import linker, platforms, resolve, xclbin
+
+    design = linker.link(resolve.resolve(refs, LIBRARY, folder / "build"),
+                         platforms.load("u250"), None, target)
+    path = folder / "lib.xclbin"
+    path.write_bytes(xclbin.to_xclbin(design))
+    return path
+
+
+def emulation_env(target: str) -> dict[str, str]:
+    """The environment a host program runs in on ``target`` (XCL_EMULATION_MODE), without
+    a config file of another test's."""
+    import os
+
+    env = dict(os.environ, XCL_EMULATION_MODE=target)
+    env.pop("FPGAKERN_EMU_CONFIG", None)
+    return env
+
+
 def sw_library_device() -> Device:
     """Every kernel x dtype at its top rung on sw_emu: the torch-op tests' device."""
     return open_plans([variant(k.qualname, max(k.rungs), d) for k in LIBRARY.kernels

@@ -11,23 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, variant
+from conftest import LIBRARY, emulation_env, link_xclbin, variant
 
 from fpgakern.backends import host
-from fpgakern.link import linker, platforms, resolve, xclbin
 from fpgakern.runtime import emu
 from fpgakern.verify import compare, csim, reference, stimulus
 
 VARIANTS = [("binary_ops/add", 3, "float32"), ("unary_ops/exp", 4, "float32"),
             ("reduce_ops/sum", 4, "float32"), ("reduce_ops/mean", 3, "float32")]
-
-
-def _link(folder, refs, target="hw_emu"):
-    design = linker.link(resolve.resolve(refs, LIBRARY, folder / "build"),
-                         platforms.load("u250"), None, target)
-    path = folder / "lib.xclbin"
-    path.write_bytes(xclbin.to_xclbin(design))
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -39,15 +30,9 @@ def built(tmp_path_factory):
         p = variant(qualname, rung, dtype)
         sources = host.generate(p, folder)
         programs[p.top] = (p, emu.compile_host(sources.main, folder / f"{p.top}_host"))
-    path = _link(folder, [f"{q}@opt{r}:{d}" for q, r, d in VARIANTS])
+    path = link_xclbin(folder, [f"{q}@opt{r}:{d}" for q, r, d in VARIANTS])
     emu.prepare(path)
     return folder, path, programs
-
-
-def _env(target):
-    env = dict(os.environ, XCL_EMULATION_MODE=target)
-    env.pop("FPGAKERN_EMU_CONFIG", None)
-    return env
 
 
 def _run_cases(p, program, xclbin_path, stem, target):
@@ -58,7 +43,8 @@ def _run_cases(p, program, xclbin_path, stem, target):
     for i, case in enumerate(cases):
         csim.write_case(case, p, Path(f"{stem}_{i}.bin"))
         argv += [f"{stem}_{i}.bin", f"{stem}_{i}.out"]
-    done = subprocess.run(argv, capture_output=True, text=True, env=_env(target), timeout=300)
+    done = subprocess.run(argv, capture_output=True, text=True, env=emulation_env(target),
+                          timeout=300)
     assert done.returncode == 0, done.stderr
     return cases, done
 
@@ -89,7 +75,7 @@ def test_pattern_mode_uses_all_cus(built):
     _, path, programs = built
     _, program = programs["add_f32"]
     done = subprocess.run([str(program), "-x", str(path), "-n", "100000"], capture_output=True,
-                          text=True, env=_env("hw_emu"), timeout=120)
+                          text=True, env=emulation_env("hw_emu"), timeout=120)
     assert done.returncode == 0, done.stderr
     assert "100000 elements on 4 CU(s)" in done.stdout
 
@@ -97,10 +83,10 @@ def test_pattern_mode_uses_all_cus(built):
 def test_missing_kernel_is_a_status_not_a_crash(built, tmp_path):
     _, _, programs = built
     _, program = programs["add_f32"]
-    only_exp = _link(tmp_path, ["unary_ops/exp@opt4:float32"])
+    only_exp = link_xclbin(tmp_path, ["unary_ops/exp@opt4:float32"])
     emu.prepare(only_exp, ("sw_emu",))
     done = subprocess.run([str(program), "-x", str(only_exp), "-n", "10"], capture_output=True,
-                          text=True, env=_env("sw_emu"), timeout=60)
+                          text=True, env=emulation_env("sw_emu"), timeout=60)
     assert done.returncode == 3
     assert "kernel not in the xclbin" in done.stderr and "No such kernel 'add_f32'" in done.stderr
 
@@ -116,7 +102,7 @@ def test_emulation_needs_mode_and_config(built, tmp_path):
     lonely = tmp_path / "lonely.xclbin"
     lonely.write_bytes(path.read_bytes())
     done = subprocess.run([str(program), "-x", str(lonely), "-n", "4"], capture_output=True,
-                          text=True, env=_env("sw_emu"), cwd=tmp_path, timeout=60)
+                          text=True, env=emulation_env("sw_emu"), cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "prepare" in done.stderr
 
 
@@ -153,7 +139,7 @@ def test_category_entry(built):
     main.write_text(ENTRY_MAIN)
     program = emu.compile_host(main, folder / "entry")
     done = subprocess.run([str(program), str(path)], capture_output=True, text=True,
-                          env=_env("sw_emu"), timeout=60)
+                          env=emulation_env("sw_emu"), timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["add 0 21 105", "mul 1", "add_i32 1", "arity 2 avail 1 0"]
 
@@ -166,7 +152,7 @@ def test_generated_host_argmax_four_cus(tmp_path, target):
     p = variant("reduce_ops/argmax", 3, "float32")
     sources = host.generate(p, tmp_path)
     program = emu.compile_host(sources.main, tmp_path / f"{p.top}_host")
-    path = _link(tmp_path, ["reduce_ops/argmax@opt3:float32"], target)
+    path = link_xclbin(tmp_path, ["reduce_ops/argmax@opt3:float32"], target)
     emu.prepare(path)
     cases, _ = _run_cases(p, program, path, tmp_path / "case", target)
     for i, case in enumerate(cases):
@@ -204,7 +190,7 @@ def test_generated_host_complex64(tmp_path):
         p = variant(qualname, rung, dtype)
         sources = host.generate(p, tmp_path)
         programs[p.top] = (p, emu.compile_host(sources.main, tmp_path / f"{p.top}_host"))
-    path = _link(tmp_path, [f"{q}@opt{r}:{d}" for q, r, d in COMPLEX_VARIANTS], "sw_emu")
+    path = link_xclbin(tmp_path, [f"{q}@opt{r}:{d}" for q, r, d in COMPLEX_VARIANTS], "sw_emu")
     emu.prepare(path, ("sw_emu",))
     for top, (p, program) in programs.items():
         cases, _ = _run_cases(p, program, path, tmp_path / top, "sw_emu")
@@ -221,7 +207,7 @@ def test_generated_host_complex64(tmp_path):
     main.write_text(COMPLEX_ENTRY_MAIN)
     program = emu.compile_host(main, tmp_path / "entry")
     done = subprocess.run([str(program), str(path)], capture_output=True, text=True,
-                          env=_env("sw_emu"), timeout=60)
+                          env=emulation_env("sw_emu"), timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["add 0 6 12 18 24"]
 
@@ -262,7 +248,7 @@ def test_generated_host_complex64_to_float32(tmp_path):
         sources = host.generate(p, tmp_path)
         assert "std::complex<float>* x, float* out" in sources.header.read_text()
         programs[p.top] = (p, emu.compile_host(sources.main, tmp_path / f"{p.top}_host"))
-    path = _link(tmp_path, [f"{q}@opt{r}:{d}" for q, r, d in REAL_OUT_VARIANTS], "sw_emu")
+    path = link_xclbin(tmp_path, [f"{q}@opt{r}:{d}" for q, r, d in REAL_OUT_VARIANTS], "sw_emu")
     emu.prepare(path, ("sw_emu",))
     for top, (p, program) in programs.items():
         cases, _ = _run_cases(p, program, path, tmp_path / top, "sw_emu")
@@ -280,6 +266,6 @@ def test_generated_host_complex64_to_float32(tmp_path):
     main.write_text(REAL_OUT_ENTRY_MAIN)
     program = emu.compile_host(main, tmp_path / "entry")
     done = subprocess.run([str(program), str(path)], capture_output=True, text=True,
-                          env=_env("sw_emu"), timeout=60)
+                          env=emulation_env("sw_emu"), timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["abs 0 5 1 2", "imag 0 4 0 -2", "available 1 0"]

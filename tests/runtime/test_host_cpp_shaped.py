@@ -6,17 +6,15 @@ and the layer_norm host (rows over 4 CUs) on sw_emu and hw_emu within the spec's
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, variant
+from conftest import LIBRARY, emulation_env, link_xclbin, variant
 
 from fpgakern.backends import host
 from fpgakern.ir import shapes
-from fpgakern.link import linker, platforms, resolve, xclbin
 from fpgakern.runtime import emu
 from fpgakern.verify import reference
 
@@ -90,11 +88,7 @@ LINKED = [("nn_ops/batch_norm", 3), ("nn_ops/layer_norm", 3)]
 @pytest.fixture(scope="module")
 def shaped_hosts(tmp_path_factory):
     folder = tmp_path_factory.mktemp("shaped_host")
-    refs = [f"{q}@opt{r}:float32" for q, r in LINKED]
-    design = linker.link(resolve.resolve(refs, LIBRARY, folder / "build"),
-                         platforms.load("u250"), None, "hw_emu")
-    path = folder / "lib.xclbin"
-    path.write_bytes(xclbin.to_xclbin(design))
+    path = link_xclbin(folder, [f"{q}@opt{r}:float32" for q, r in LINKED])
     emu.prepare(path)
     programs = {}
     for q, r in LINKED:
@@ -111,10 +105,8 @@ def batch_norm_host(shaped_hosts):
 
 def _run(program: Path, xclbin_path: Path, *files: str,
          target: str = "hw_emu") -> subprocess.CompletedProcess:
-    env = dict(os.environ, XCL_EMULATION_MODE=target)
-    env.pop("FPGAKERN_EMU_CONFIG", None)
     return subprocess.run([str(program), "-x", str(xclbin_path), *files], capture_output=True,
-                          text=True, env=env, timeout=300)
+                          text=True, env=emulation_env(target), timeout=300)
 
 
 @pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])

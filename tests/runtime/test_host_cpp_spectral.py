@@ -6,16 +6,14 @@ the C++ code, bit for bit with fpgakern.ir.fft."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, variant
+from conftest import LIBRARY, emulation_env, link_xclbin, variant
 
 from fpgakern.backends import host
 from fpgakern.ir import fft
-from fpgakern.link import linker, platforms, resolve, xclbin
 from fpgakern.runtime import emu
 from fpgakern.verify import spectral
 
@@ -65,20 +63,10 @@ def test_wrappers_and_category_entry_compile(tmp_path):
     assert emu.compile_host(tmp_path / "entry.cpp", tmp_path / "entry").is_file()
 
 
-def _env(target: str) -> dict[str, str]:
-    env = dict(os.environ, XCL_EMULATION_MODE=target)
-    env.pop("FPGAKERN_EMU_CONFIG", None)
-    return env
-
-
 @pytest.fixture(scope="module")
 def linked(tmp_path_factory):
     folder = tmp_path_factory.mktemp("spectral_host")
-    refs = [f"spectral_ops/{t}@opt{r}:{DTYPE[t]}" for t, r in VARIANTS]
-    design = linker.link(resolve.resolve(refs, LIBRARY, folder / "build"),
-                         platforms.load("u250"), None, "hw_emu")
-    path = folder / "lib.xclbin"
-    path.write_bytes(xclbin.to_xclbin(design))
+    path = link_xclbin(folder, [f"spectral_ops/{t}@opt{r}:{DTYPE[t]}" for t, r in VARIANTS])
     emu.prepare(path)
     programs = {}
     for p in _plans():
@@ -109,7 +97,7 @@ def test_host_program_is_the_reference(linked, target, transform):
         argv += [str(stem.with_suffix(".bin")), str(stem.with_suffix(".out"))]
         cases.append((x, n, norm, stem))
     done = subprocess.run([str(program), "-x", str(path), *argv], capture_output=True,
-                          text=True, env=_env(target), timeout=600)
+                          text=True, env=emulation_env(target), timeout=600)
     assert done.returncode == 0, done.stderr
     for x, n, norm, stem in cases:
         want = fft.transform(transform, x, n, fft.norm_scale(transform, n, norm))
@@ -121,7 +109,7 @@ def test_host_program_is_the_reference(linked, target, transform):
 def test_category_entry_runs(linked):
     folder, path, _, entry = linked
     done = subprocess.run([str(entry), str(path)], capture_output=True, text=True,
-                          env=_env("sw_emu"), timeout=120)
+                          env=emulation_env("sw_emu"), timeout=120)
     assert done.returncode == 0, done.stderr
     scale = 1 / np.sqrt(8)
     assert done.stdout.splitlines() == [f"rfft 0 {scale:g} {scale:g}", "flat 2", "n12 2"]
