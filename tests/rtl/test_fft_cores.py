@@ -118,6 +118,9 @@ THROUGHPUT = {"log2n": 10, "inverse": False, "count": 64, "seed": 5, "data": "no
 MINIMUM = {"sdf": 0.95, "lanes": 0.9 * 8}
 
 
+# Slow: the kernels' simulations (tests/sim/test_library_sim.py, test_fft_stream_sim.py)
+# run both cores bit for bit in the default run; these add random stalls on both sides.
+@pytest.mark.slow
 @pytest.mark.parametrize("core", ["sdf", "lanes"])
 def test_fft_core(core, tmp_path):
     cases = [*functional_cases([3, 4, 5, 6, 10]), THROUGHPUT]

@@ -67,7 +67,7 @@ def test_wrappers_and_category_entry_compile(tmp_path):
 def linked(tmp_path_factory):
     folder = tmp_path_factory.mktemp("spectral_host")
     path = link_xclbin(folder, [f"spectral_ops/{t}@opt{r}:{DTYPE[t]}" for t, r in VARIANTS])
-    emu.prepare(path)
+    emu.prepare(path, ("sw_emu",))
     programs = {}
     for p in _plans():
         programs[p.kernel.transform] = (p, emu.compile_host(host.generate(p, folder).main,
@@ -80,10 +80,13 @@ def linked(tmp_path_factory):
     return folder, path, programs, entry
 
 
-@pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
+# hw_emu (four more models to verilate) under -m slow.
+@pytest.mark.parametrize("target", ["sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("transform", [t for t, _ in VARIANTS])
 def test_host_program_is_the_reference(linked, target, transform):
     folder, path, programs, _ = linked
+    if target == "hw_emu":
+        emu.prepare(path)  # the hw_emu models too
     p, program = programs[transform]
     rng = np.random.default_rng(5)
     argv, cases = [], []
