@@ -17,6 +17,14 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
     scalars), the wiring of each operator it applies (operands, a bool condition) and its
     reduction's accumulator, in its dtype; with ``operators``, also each operator itself
     (its fk:: C++ helper, which only C simulation of a kernel compiles)."""
+    if kernel.kind == "transform":
+        # C simulation: each transform at each rung (its own adapters and tables). RTL
+        # simulation: one transform per rung, rung 3 being rung 2's kernel as N CUs; the
+        # other transforms' adapters run on hw_emu (tests/runtime/test_spectral_kernels.py)
+        # and every transform's RTL at every rung under -m slow.
+        if operators:
+            return {("rung", "transform", kernel.transform, rung)}
+        return {("rung", "transform", 2 if rung == 3 else rung)}
     if not operators and DTYPES[dtype].is_complex:
         # complex64's RTL is the float32 operators' pipeline over its lowering, which
         # tests/rtl/test_complex_lowering.py proves bit for bit against the reference (each
@@ -28,14 +36,6 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
         dtype = f"{dtype}->{kernel.output_dtype(dtype).name}"
         r = RUNGS[rung]
         return {("lane", dtype, r.dataflow, r.vector_bits)}
-    if kernel.kind == "transform":
-        # C simulation: each transform at each rung (its own adapters and tables). RTL
-        # simulation: one transform per rung, rung 3 being rung 2's kernel as N CUs; the
-        # other transforms' adapters run on hw_emu (tests/runtime/test_spectral_kernels.py)
-        # and every transform's RTL at every rung under -m slow.
-        if operators:
-            return {("rung", "transform", kernel.transform, rung)}
-        return {("rung", "transform", 2 if rung == 3 else rung)}
     ops = kernel.ops_used(dtype)
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests

@@ -27,6 +27,10 @@ namespace fpgakern {
 // it was not built), so the caller runs its CPU operator instead.
 enum class Status { ok = 0, missing_kernel, bad_arguments, failed };
 
+// torch.fft's norm, for the spectral kernels: which direction divides by n (ortho: both
+// by sqrt(n)).
+enum class Norm { backward, forward, ortho };
+
 inline const char* status_text(Status status) {
     switch (status) {
         case Status::ok: return "ok";
