@@ -346,7 +346,7 @@ def transform_pitches(plan: Plan, cols: int) -> tuple[int, int, int]:
     from fpgakern.ir import fft
 
     kernel = plan.kernel
-    n = 2 * (cols - 1) if kernel.transform == "irfft" else cols
+    n = fft.default_length(kernel.transform, cols)
     out_cols = fft.output_length(kernel.transform, n)
 
     def pitch(count: int, pointer: str) -> int:

@@ -69,7 +69,7 @@ def _transform_shape(transform: fft.Transform, text: str | None,
     else:
         shape = (max(size // DEFAULT_ROW, 1), fft.input_length(transform, DEFAULT_ROW))
     last = shape[-1]
-    n = 2 * (last - 1) if transform == "irfft" else last
+    n = fft.default_length(transform, last)
     try:
         fft.check_length(n)
     except ValueError as err:

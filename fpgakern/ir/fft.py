@@ -65,6 +65,12 @@ def input_length(transform: Transform, n: int) -> int:
     return n // 2 + 1 if transform == "irfft" else n
 
 
+def default_length(transform: Transform, cols: int) -> int:
+    """torch.fft's default transform length for input rows of ``cols`` elements: cols,
+    or 2 * (cols - 1) for irfft (the inverse of input_length)."""
+    return 2 * (cols - 1) if transform == "irfft" else cols
+
+
 def output_length(transform: Transform, n: int) -> int:
     """Elements of a row of the output for a transform of length ``n``."""
     return n // 2 + 1 if transform == "rfft" else n

@@ -40,7 +40,7 @@ def _binder(transform: fft.Transform) -> Any:
             return f"dim={a['dim']}: the kernel transforms the last dimension (-1)"
         n = a["n"]
         if n is None:
-            n = 2 * (x.shape[-1] - 1) if transform == "irfft" else x.shape[-1]
+            n = fft.default_length(transform, x.shape[-1])
         try:
             fft.check_length(int(n))
         except ValueError as err:

@@ -31,7 +31,7 @@ def length(kernel: Kernel, last: int, n: int | None) -> int:
     length; irfft: 2 * (length - 1)); a UsageError unless a power of two the kernels take."""
     assert kernel.transform is not None
     if n is None:
-        n = 2 * (last - 1) if kernel.transform == "irfft" else last
+        n = fft.default_length(kernel.transform, last)
     if isinstance(n, bool) or not isinstance(n, int | np.integer):
         raise UsageError(f"{kernel.qualname}: n must be an int, got {n!r}")
     try:

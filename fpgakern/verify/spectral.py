@@ -27,7 +27,7 @@ def transform_length(kernel: Kernel, case: Case) -> int:
     """The transform length n of ``case``, from its input's row length."""
     assert kernel.transform is not None
     cols = case.tensors[kernel.inputs[0]].shape[-1]
-    return 2 * (cols - 1) if kernel.transform == "irfft" else cols
+    return fft.default_length(kernel.transform, cols)
 
 
 def expected(kernel: Kernel, case: Case) -> np.ndarray:
