@@ -1,0 +1,137 @@
+"""Run a partitioned graph: fused kernels on the device, every other node in torch.
+
+Values between two kernels stay on the device (``DeviceArray``s); a tensor goes to the
+device once per call when a kernel reads it (a parameter once for as long as it is not
+changed: its version counter says), and comes back only when torch, or the caller,
+needs it. The device counts each copy; ``last_call`` keeps the counts of the last call.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import fx
+
+from fpgakern.compiler.specs import FusedSpec
+from fpgakern.runtime.device import Device, KernelHandle
+from fpgakern.runtime.resident import DeviceArray, Transfers
+
+
+@dataclass
+class CallStats:
+    """One call of a compiled graph: kernel runs and host<->device traffic."""
+
+    kernel_calls: int = 0
+    transfers: Transfers = field(default_factory=Transfers)
+    cycles: int | None = None  # hw_emu: the kernels' cycles, summed
+
+
+class _Resident:
+    """A tensor's copy on the device, kept while the tensor is unchanged."""
+
+    def __init__(self, tensor: torch.Tensor, array: DeviceArray) -> None:
+        self.tensor = weakref.ref(tensor)
+        self.version = tensor._version
+        self.array = array
+
+    def holds(self, tensor: torch.Tensor) -> bool:
+        return self.tensor() is tensor and tensor._version == self.version
+
+
+class CompiledGraph:
+    """The callable torch runs for one graph (aot_autograd's boxed calling convention:
+    a list of inputs in, a tuple of outputs back)."""
+
+    _boxed_call = True
+
+    def __init__(self, gm: fx.GraphModule, specs: list[FusedSpec],
+                 handles: dict[str, KernelHandle], device: Device) -> None:
+        self.gm = gm
+        self.device = device
+        # Only the kernels that run: a spec without a handle stays in torch, node by node.
+        self.kernels = {s.nodes[-1]: (s, handles[s.name]) for s in specs if s.name in handles}
+        self.inside = {n for s, _ in self.kernels.values() for n in s.nodes[:-1]}
+        self.last_call: CallStats | None = None
+        self._kept: dict[fx.Node, _Resident] = {}  # graph inputs' device copies
+
+    def __call__(self, args: list[Any]) -> Any:
+        before = self.device.transfers.copy()
+        stats = CallStats()
+        env: dict[fx.Node, Any] = {}
+        on_host: dict[int, torch.Tensor] = {}
+        inputs = iter(list(args))
+        args.clear()  # the boxed convention: the callee frees what it no longer needs
+        result: Any = None
+        for node in self.gm.graph.nodes:
+            if node.op == "placeholder":
+                env[node] = next(inputs)
+            elif node.op == "output":
+                result = fx.node.map_arg(node.args[0], lambda n: self._host(env[n], on_host))
+            elif node in self.inside:
+                continue
+            elif node in self.kernels:
+                spec, handle = self.kernels[node]
+                env[node] = self._run(spec, handle, env, stats)
+            elif node.op == "get_attr":
+                env[node] = getattr(self.gm, str(node.target))
+            else:
+                args_ = fx.node.map_arg(node.args, lambda n: self._host(env[n], on_host))
+                kwargs = fx.node.map_arg(node.kwargs, lambda n: self._host(env[n], on_host))
+                env[node] = node.target(*args_, **kwargs)  # type: ignore[operator]
+        stats.transfers = self.device.transfers - before
+        self.last_call = stats
+        return result
+
+    def _host(self, value: Any, cache: dict[int, torch.Tensor]) -> Any:
+        """A value as torch needs it: a device array is read back (once per call)."""
+        if not isinstance(value, DeviceArray):
+            return value
+        if id(value) not in cache:
+            cache[id(value)] = torch.from_numpy(value.to_numpy())
+        return cache[id(value)]
+
+    def _device(self, node: fx.Node, value: Any) -> DeviceArray:
+        """A kernel's operand on the device: a device array as it is; a tensor copied
+        there, or, for a graph input (a parameter), its copy from an earlier call when
+        it is the same tensor, unchanged since."""
+        if isinstance(value, DeviceArray):
+            return value
+        assert isinstance(value, torch.Tensor)
+        kept = self._kept.get(node)
+        if kept is not None and kept.holds(value):
+            return kept.array
+        array = self.device.upload(np.ascontiguousarray(value.detach().numpy()))
+        if node.op == "placeholder":
+            self._kept[node] = _Resident(value, array)
+        return array
+
+    def _run(self, spec: FusedSpec, handle: KernelHandle, env: dict[fx.Node, Any],
+             stats: CallStats) -> Any:
+        operands = [self._device(n, env[n]) for n in spec.inputs]
+        out = handle(*operands, resident=True)
+        stats.kernel_calls += 1
+        cycles = handle.last_call.cycles if handle.last_call is not None else None
+        if cycles is not None:
+            stats.cycles = (stats.cycles or 0) + cycles
+        shape = _result_shape(spec)
+        if isinstance(out, DeviceArray):
+            return out if out.shape == shape else _reshape(out, shape)
+        return torch.from_numpy(np.asarray(out)).reshape(shape)
+
+
+def _result_shape(spec: FusedSpec) -> tuple[int, ...]:
+    value = spec.nodes[-1].meta["val"]
+    if isinstance(value, tuple):
+        value = value[0]
+    return tuple(int(d) for d in value.shape)
+
+
+def _reshape(array: DeviceArray, shape: tuple[int, ...]) -> DeviceArray:
+    """A row reduction's results, ``(*)``, as torch's ``keepdim`` shape ``(*, 1)``: the
+    same contiguous memory."""
+    return DeviceArray(array.device, shape, array.dtype, shape[-1] if shape else 1,
+                       array.buffer)

@@ -1,0 +1,211 @@
+"""A fused group of nodes written as a kernel spec, the same YAML a user writes.
+
+Each node but the last becomes a ``let`` named after it (``v_sigmoid``), the last one the
+``expression``; tensors from outside the group are the inputs (``in_addmm``), the first
+of them one of the result's shape (the spec's main tensor). The kernel's name is a hash
+of the rest of the spec, so one computation always gets one name, in any model and any
+process: the build cache and the emulation models then serve it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+import torch
+import yaml
+from torch import fx
+
+from fpgakern.compiler.support import Term, mirrored, operand, own, substitute
+
+CATEGORY = "compiled"
+CATEGORY_DOC = "Kernels fused by fpgakern's torch.compile backend (written by it)."
+NAME_PREFIX = "fused_"
+_MAX_NAME = 24  # of a let or input name's node part: names stay within 31 characters
+_RESERVED_ENDINGS = ("_buf", "_v", "_stream", "_path")
+# Row statistics count into a rows accuracy as sums (sum_ulps) or as exact picks.
+_SUMS = ("sum", "mean")
+
+
+@dataclass(frozen=True)
+class FusedSpec:
+    name: str
+    text: str  # the YAML file's content
+    inputs: tuple[fx.Node, ...]  # the kernel's inputs, in order
+    nodes: tuple[fx.Node, ...]  # the nodes it computes, the result last
+    kind: str  # elementwise, reduction, broadcast, row_map or row_reduction (expected)
+
+    @property
+    def qualname(self) -> str:
+        return f"{CATEGORY}/{self.name}"
+
+
+def category_text() -> str:
+    return yaml.safe_dump({"doc": CATEGORY_DOC,
+                           "defaults": {"outputs": ["out"], "dtypes": ["float32"]}},
+                          sort_keys=False)
+
+
+def _identifier(name: str) -> str:
+    text = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_") or "t"
+    text = re.sub(r"_+", "_", text)[:_MAX_NAME].rstrip("_")
+    if text.endswith(_RESERVED_ENDINGS):
+        text += "_t"
+    return text
+
+
+class _Names:
+    """Unique spec names for fx nodes: ``in_<node>`` for inputs, ``v_<node>`` for lets."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.of: dict[fx.Node, str] = {}
+
+    def give(self, node: fx.Node, prefix: str) -> str:
+        base = f"{prefix}_{_identifier(node.name)}"
+        name, k = base, 1
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        self.of[node] = name
+        return name
+
+
+def _shape(node: fx.Node) -> tuple[int, ...]:
+    value = node.meta.get("val")
+    if isinstance(value, tuple):
+        value = value[0]
+    assert isinstance(value, torch.Tensor)
+    return tuple(int(d) for d in value.shape)
+
+
+def _main_shape(terms: list[Term]) -> tuple[int, ...]:
+    """The shape the group's tensors are elements of: the widest any term works on."""
+    shapes = [_shape(t.operands[0]) if t.role in ("row_stat", "row_reduction", "reduction")
+              else _shape(t.node) for t in terms]
+    return max(shapes, key=len)
+
+
+def build_spec(terms: list[Term]) -> FusedSpec:
+    """The spec of a group (``terms`` in graph order, the result last)."""
+    inside = {t.node for t in terms}
+    main = _main_shape(terms)
+    names = _Names()
+    inputs: list[fx.Node] = []
+    for term in terms:
+        for node in term.operands:
+            if node not in inside and node not in inputs:
+                inputs.append(node)
+    # The main tensor first (the spec's rule), then the rest in order of use.
+    inputs.sort(key=lambda n: _shape(n) != main)
+    for node in inputs:
+        names.give(node, "in")
+    per_column = [n for n in inputs if _shape(n) != main]
+    rows = any(t.role in ("row", "row_stat", "row_reduction") for t in terms)
+    shaped = bool(per_column) or rows
+    lets: list[tuple[str, str]] = []
+    expression = ""
+    for index, term in enumerate(terms):
+        last = index == len(terms) - 1
+        operands = [names.of[o] for o in term.operands]
+        if term.role == "pick":  # the picked result is the row kernel's own value
+            names.of[term.node] = names.of[term.operands[0]]
+            if last:
+                expression = names.of[term.node]
+            continue
+        value = "" if last else names.give(term.node, "v")
+        prefix = value or f"v_{_identifier(term.node.name)}"
+        spelled = {operand(k): name for k, name in enumerate(operands)}
+        spelled.update({step: f"{prefix}_{step.removeprefix(own(''))}"
+                        for step, _ in term.lets})
+        for step, text in term.lets:
+            lets.append((spelled[step], substitute(text, spelled)))
+        text = substitute(term.text, spelled)
+        if last:
+            expression = text
+        else:
+            lets.append((value, text))
+    root = terms[-1]
+    if root.role == "pick":
+        root = next(t for t in terms if t.node is root.operands[0])
+    body: dict[str, object] = {
+        "kernel": "",
+        "doc": "Fused by torch.compile: " + ", ".join(_label(t) for t in terms
+                                                       if t.role != "pick") + ".",
+        "inputs": [names.of[n] for n in inputs],
+    }
+    if shaped:
+        shapes = {names.of[n]: "(D)" if n in per_column else "(*, D)" for n in inputs}
+        if root.role in ("row_stat", "row_reduction"):
+            shapes["out"] = "(*)"
+        body["shapes"] = shapes
+    if lets:
+        body["let"] = dict(lets)
+    body["expression"] = expression
+    if rows:
+        body["accuracy"] = _accuracy(terms)
+    kind = _kind(root.role, shaped, rows)
+    text = yaml.safe_dump(body, sort_keys=False, width=10_000)
+    name = NAME_PREFIX + hashlib.sha256(text.encode()).hexdigest()[:12]
+    body["kernel"] = name
+    final = (f"# Written by fpgakern's torch.compile backend; its name is a hash of the rest.\n"
+             + yaml.safe_dump(body, sort_keys=False, width=10_000))
+    return FusedSpec(name, final, tuple(inputs), tuple(t.node for t in terms), kind)
+
+
+def _label(term: Term) -> str:
+    target = term.node.target
+    return getattr(target, "__name__", str(target)).split(".")[0] \
+        if not isinstance(target, torch._ops.OpOverload) else target.overloadpacket.__name__
+
+
+def _kind(role: str, shaped: bool, rows: bool) -> str:
+    if role == "reduction":
+        return "reduction"
+    if role in ("row_stat", "row_reduction"):
+        return "row_reduction"
+    if rows:
+        return "row_map"
+    return "broadcast" if shaped else "elementwise"
+
+
+def _term_ulps(term: Term) -> int:
+    """An elementwise term's share of a rows bound: its kernel's ulps, at least one (a
+    rounding)."""
+    kernel = next((k for ks in mirrored().values() for k in ks if k.qualname == term.source),
+                  None)
+    if kernel is None:
+        return 1
+    accuracy = kernel.accuracy("float32")
+    return max(1, accuracy.ulps)
+
+
+def _accuracy(terms: list[Term]) -> dict[str, int]:
+    """The rows bound a fused row kernel states (docs/compile.md): its row kernels'
+    stated bounds, plus an ulp of the row's largest per elementwise step before the rows
+    are reduced (an error relative to an element, which normalization scales to the
+    row's), an ulp of each element per step after, and a row-sum ulp per sum statistic.
+    C simulation holds the kernel to it against the float64 evaluation; a bound too
+    tight fails the build, and the nodes then stay in torch."""
+    stated = [t.accuracy for t in terms if t.accuracy is not None]
+    ulps = sum(a.ulps for a in stated) or 1
+    row_ulps = sum(a.row_ulps for a in stated)
+    sum_ulps = sum(a.sum_ulps for a in stated)
+    seen_rows = False
+    for term in terms:
+        if term.role in ("row", "row_stat", "row_reduction"):
+            seen_rows = True
+            if term.role != "row":
+                if term.source in _SUMS:
+                    sum_ulps += 1
+                else:
+                    row_ulps += 1
+            continue
+        if term.role == "elementwise":
+            if seen_rows:
+                ulps += _term_ulps(term)
+            else:
+                row_ulps += _term_ulps(term)
+    return {"ulps": ulps, "row_ulps": row_ulps, "sum_ulps": max(sum_ulps, 1)}
