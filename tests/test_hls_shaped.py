@@ -28,6 +28,28 @@ ROW_OPS = {
                      "expression: max(x * gain)\naccuracy: {ulps: 0, row_ulps: 0}\n",
 }
 
+# relu of silu plus a per-column (per-channel) bias: the bias cancels a * sigmoid(a) at
+# some elements, where sigmoid's ulps (fk::sigmoid's are not the reference's) are many.
+BIAS_OPS = {
+    "_category.yaml": "doc: Broadcast biases.\ndefaults:\n  outputs: [out]\n"
+                      "  dtypes: [float32]\n",
+    "bias_silu.yaml": "kernel: bias_silu\ndoc: relu of silu plus a per-column bias.\n"
+                      "inputs: [a, b]\nshapes:\n  a: (*, D)\n  b: (D)\n"
+                      "expression: relu(a * sigmoid(a) + b)\n",
+    "chan_silu.yaml": "kernel: chan_silu\ndoc: relu of silu plus a per-channel bias.\n"
+                      "inputs: [a, b]\nshapes:\n  a: (N, C, *)\n  b: (C)\n"
+                      "expression: relu(a * sigmoid(a) + b)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def bias_ops(tmp_path_factory) -> Library:
+    root = tmp_path_factory.mktemp("specs")
+    (root / "bias_ops").mkdir()
+    for name, text in BIAS_OPS.items():
+        (root / "bias_ops" / name).write_text(text)
+    return Library(root)
+
 
 @pytest.fixture(scope="module")
 def row_ops(tmp_path_factory) -> Library:
@@ -120,3 +142,26 @@ def test_csim_refuses_flat_cases_for_a_shaped_kernel(library, tmp_path):
     sources = generate(p, tmp_path)
     with pytest.raises(UsageError, match="shaped cases"):
         csim.run(p, sources, stimulus.cases(p.kernel, p.dtype, size=64), tmp_path / "c")
+
+
+@pytest.mark.parametrize(("name", "rung"), [("bias_ops/bias_silu", 4), ("bias_ops/bias_silu", 0),
+                                            ("bias_ops/chan_silu", 4)])
+def test_csim_follows_a_broadcast_kernels_inner_sigmoid(bias_ops, tmp_path, name, rung):
+    """The testbench and compare.judge_shaped both take a result equal to the reference
+    with sigmoid moved within its bound (rung 4 of bias_silu gave 0x3c7a4f50 for
+    0x3c7a4f48 where b cancels a * sigmoid(a): 8 ulps of the result)."""
+    result = _csim(plan(bias_ops.get(name), rung, "float32"), tmp_path)
+    assert result.passed, result.summary()
+    assert all("after sigmoid within their bounds" in c.verdict.accuracy for c in result.cases)
+
+
+def test_csim_catches_a_sigmoid_off_past_its_bound(bias_ops, tmp_path):
+    """sigmoid about 8 ulps too large (times 1 + 2^-20) fails both checks alike."""
+    p = plan(bias_ops.get("bias_ops/bias_silu"), 4, "float32")
+    sources = generate(p, tmp_path)
+    text = sources.kernel.read_text()
+    call = "fk::sigmoid(a_v[l])"
+    assert call in text
+    sources.kernel.write_text(text.replace(call, f"({call} * 1.00000095f)"))
+    result = csim.run(p, sources, shaped_stimulus.cases(p.kernel, p.dtype), tmp_path / "c")
+    assert not result.passed and result.error is None and "values differ" in result.summary()

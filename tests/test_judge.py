@@ -5,10 +5,12 @@ followed through the rest of the expression exactly, and nothing else passes."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fpgakern.ir import ops
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.spec.library import Library
-from fpgakern.verify import compare, reference
+from fpgakern.verify import compare, reference, shaped_stimulus
 from fpgakern.verify.stimulus import Case
 
 F32 = np.float32
@@ -107,3 +109,84 @@ def test_stated_row_bounds_parse_with_sum_ulps(library: Library) -> None:
     softmax = library.get("nn_ops/softmax").accuracy("float32")
     assert (softmax.kind, softmax.ulps, softmax.row_ulps, softmax.sum_ulps) == \
         ("rows", 19, 1, 1)
+
+
+# -- broadcast kernels (compare.judge_shaped): the same rule on their stages -------------
+
+def _broadcast(tmp_path, write_spec, name: str, shapes: str, expression: str,
+               lets: str = ""):
+    write_spec(tmp_path, f"my_ops/{name}.yaml",
+               f"kernel: {name}\ndoc: A test kernel.\ninputs: [a, b]\noutputs: [out]\n"
+               f"dtypes: [float32]\nshapes:\n{shapes}{lets}expression: {expression}\n")
+    kernel = Library(tmp_path / "kernel_specs").get(f"my_ops/{name}")
+    assert kernel.kind == "broadcast"
+    return kernel
+
+
+def _silu_cancelled(a: np.ndarray, sigmoid_ulps: int, bias: np.ndarray) -> np.ndarray:
+    """relu(a * sigmoid(a) + bias) in float32 with sigmoid moved ``sigmoid_ulps``."""
+    s = reference.step_ulps(ops.op("sigmoid").reference(a), sigmoid_ulps)
+    return np.maximum(a * s + bias, F32(0))
+
+
+@pytest.mark.parametrize("shapes", ["  a: (*, D)\n  b: (D)\n", "  a: (N, C, *)\n  b: (C)\n"])
+def test_a_broadcast_kernels_inner_sigmoid_is_followed_through_the_cancellation(
+        tmp_path, write_spec, shapes):
+    """relu(a * sigmoid(a) + b) per column (a (*, D), b (D)) and per channel (a (N, C, *),
+    b (C)): b nearly cancels a * sigmoid(a), so sigmoid's 1 or 2 ulps are many of the
+    result's; they pass, 3 ulps (past its bound) and a 1-ulp error at the exact root do
+    not (what csim found: 0x3c7a4f50 for 0x3c7a4f48 at rung 4)."""
+    kernel = _broadcast(tmp_path, write_spec, "bias_silu", shapes, "relu(a * sigmoid(a) + b)")
+    per_column = "D" in shapes
+    rows = np.array([[0.75, 1.5, 3.0], [2.25, 0.5, 4.0]], F32)
+    a = rows if per_column else rows.reshape(2, 3, 1)
+    # b nearly cancels the first row's a * sigmoid(a).
+    b = -(rows[0] * ops.op("sigmoid").reference(rows[0]) - np.array([1e-6, 3e-6, 2e-5], F32))
+    bias = b if per_column else b.reshape(3, 1)
+    tensors = {"a": a, "b": b}
+    exact = reference.shaped_expected(kernel, "float32", tensors, {})
+    assert np.array_equal(exact, _silu_cancelled(a, 0, bias))
+    for ulps in (1, -2):
+        chosen = _silu_cancelled(a, ulps, bias)
+        assert compare.ulp_distance(exact.ravel(), chosen.ravel()).max() > 2  # the old bound
+        verdict = compare.judge_shaped(kernel, "float32", tensors, {}, chosen)
+        assert verdict.passed, verdict.summary()
+        assert verdict.accuracy == "exact after sigmoid within their bounds"
+    for wrong in (_silu_cancelled(a, 3, bias), reference.step_ulps(exact, 1)):
+        verdict = compare.judge_shaped(kernel, "float32", tensors, {}, wrong)
+        assert not verdict.passed and verdict.mismatch_count >= 3, verdict.summary()
+
+
+def test_a_per_channel_let_with_an_inexact_op_is_followed(tmp_path, write_spec):
+    """exp(b), computed once per channel (a let), feeds a - e: exp's 2 ulps of it are
+    followed; 3 ulps are not."""
+    kernel = _broadcast(tmp_path, write_spec, "shifted", "  a: (N, C, *)\n  b: (C)\n",
+                        "a - e", "let:\n  e: exp(b)\n")
+    assert [v.name for v in kernel.staged("float32").channel_values] == ["e"]
+    b = np.array([0.5, -1.25, 2.0], F32)
+    e = ops.op("exp").reference(b)
+    a = np.stack([e + np.spacing(e) * 3, e]).reshape(2, 3, 1).astype(F32)
+    tensors = {"a": a, "b": b}
+    exact = reference.shaped_expected(kernel, "float32", tensors, {})
+    for ulps, passes in ((2, True), (-1, True), (3, False)):
+        chosen = a - reference.step_ulps(e, ulps).reshape(3, 1)
+        verdict = compare.judge_shaped(kernel, "float32", tensors, {}, chosen)
+        assert verdict.passed == passes, verdict.summary()
+    assert compare.judge_shaped(kernel, "float32", tensors, {}, exact).passed
+    assert compare.shaped_accuracy(kernel, "float32") == ops.EXACT  # sub's, at the root
+
+
+def test_batch_norm_is_still_judged_bit_for_bit(library):
+    """No inexact op: nothing to follow, and one ulp off anywhere fails."""
+    kernel = library.get("nn_ops/batch_norm")
+    assert compare.followed_applications(kernel, "float32") == []
+    assert compare.shaped_accuracy(kernel, "float32") == ops.EXACT
+    case = next(c for c in shaped_stimulus.cases(kernel, DTYPES["float32"])
+                if c.label == "random_c17_inner1")
+    exact = reference.shaped_expected(kernel, "float32", case.tensors, case.scalars)
+    verdict = compare.judge_shaped(kernel, "float32", case.tensors, case.scalars, exact)
+    assert verdict.passed and verdict.accuracy == "exact"
+    off = exact.copy()
+    off.flat[5] = reference.step_ulps(off.flat[5:6], 1)[0]
+    verdict = compare.judge_shaped(kernel, "float32", case.tensors, case.scalars, off)
+    assert not verdict.passed and verdict.mismatch_count == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -163,8 +164,17 @@ def judge(kernel: Kernel, dtype_name: str, case: Case, actual: np.ndarray) -> Ve
         return compare(expected, actual, kernel.accuracy(dtype_name), reduced)
     root = kernel.graph(dtype_name)
     at_root = root.op.accuracy_for(dtype_name) if isinstance(root, expr.Apply) else EXACT
+    return _followed(expected, actual, at_root, inner,
+                     reference.perturbed_outputs(kernel, dtype_name, case, inner))
+
+
+def _followed(expected: np.ndarray, actual: np.ndarray, at_root: Accuracy,
+              inner: list[expr.Apply], alternatives: Iterator[np.ndarray]) -> Verdict:
+    """An element passes when it is within the root's bound ``at_root`` of ``expected`` or
+    of one of the ``alternatives`` (the reference with the ``inner`` applications moved;
+    evaluated only while some element has not passed)."""
     bad, max_ulp = _misses(expected, actual, at_root)
-    for alternative in reference.perturbed_outputs(kernel, dtype_name, case, inner):
+    for alternative in alternatives:
         if not bad.any():
             break
         bad &= _misses(alternative, actual, at_root)[0]
@@ -225,13 +235,43 @@ def _ulp(values: np.ndarray) -> np.ndarray:
 
 def judge_shaped(kernel: Kernel, dtype_name: str, tensors: dict[str, np.ndarray],
                  scalars: dict[str, float | int], actual: np.ndarray) -> Verdict:
-    """The verdict on a shaped kernel's output (whole tensors with their shapes): a
-    broadcast kernel against reference.shaped_expected under its ops' accuracy (exact for
-    batch_norm), a row kernel under its stated ``rows`` accuracy."""
+    """The verdict on a shaped kernel's output (whole tensors with their shapes): a row
+    kernel under its stated ``rows`` accuracy; a broadcast kernel against
+    reference.shaped_expected as :func:`judge` judges an elementwise one: up to
+    MAX_FOLLOWED inner ulp-bounded applications of its stages (its per-channel values'
+    included) followed within their bounds, the root within its own; with more, or none,
+    under its ops' accuracy (exact for batch_norm)."""
     expected = reference.shaped_expected(kernel, dtype_name, tensors, scalars)
     accuracy = kernel.accuracy(dtype_name)
     if accuracy.kind == "rows":
         main = np.asarray(tensors[kernel.inputs[0]])
         cols = main.shape[-1] if main.ndim else 1
         return compare_rows(expected, np.asarray(actual), accuracy, cols)
-    return compare(expected.ravel(), np.asarray(actual).ravel(), accuracy)
+    inner = followed_applications(kernel, dtype_name)
+    if not inner:
+        return compare(expected.ravel(), np.asarray(actual).ravel(), accuracy)
+    return _followed(expected.ravel(), np.asarray(actual).ravel(),
+                     shaped_accuracy(kernel, dtype_name), inner,
+                     (alternative.ravel() for alternative in reference.perturbed_shaped_outputs(
+                         kernel, dtype_name, tensors, scalars, inner)))
+
+
+def followed_applications(kernel: Kernel, dtype_name: str) -> list[expr.Apply]:
+    """A broadcast kernel's inner inexact applications :func:`judge_shaped` follows: up to
+    MAX_FOLLOWED of them (reference.inexact_inner_applications), else none."""
+    staged = kernel.staged(dtype_name)
+    if staged is None or staged.kind != "broadcast" or kernel.accuracy(dtype_name).kind != "ulp":
+        return []
+    inner = reference.inexact_inner_applications(kernel, dtype_name)
+    return inner if len(inner) <= MAX_FOLLOWED else []
+
+
+def shaped_accuracy(kernel: Kernel, dtype_name: str) -> Accuracy:
+    """The bound :func:`judge_shaped` holds each result of a shaped kernel to, from the
+    reference or one of its followed alternatives: the root's where it follows inner
+    applications (:func:`followed_applications`), else the kernel's accuracy."""
+    staged = kernel.staged(dtype_name)
+    if staged is None or not followed_applications(kernel, dtype_name):
+        return kernel.accuracy(dtype_name)
+    root = staged.body
+    return root.op.accuracy_for(dtype_name) if isinstance(root, expr.Apply) else EXACT

@@ -170,7 +170,11 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
     n, inner, channels (broadcast) or rows, cols and the judged row length (the row
     kinds), the scalars, each full input, each per-channel input (unpadded), the
     reference's results, then for a rows accuracy the ulps of the row's largest it allows
-    on these rows (float64; compare.row_ulps_for)."""
+    on these rows (float64; compare.row_ulps_for), for a broadcast kernel's ulp accuracy
+    the ulps each result may be from the reference or an alternative (int32;
+    compare.shaped_accuracy), the number of alternatives (int32) and each one's results:
+    the reference with the inner inexact applications compare.judge_shaped follows moved
+    within their bounds (those that differ from the reference and each other)."""
     kernel = plan.kernel
     layout = kernel.layout
     assert layout is not None
@@ -198,7 +202,27 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
     if accuracy.kind == "rows":
         row_ulps = compare.row_ulps_for(accuracy, size_values["cols"])
         parts.append(np.float64(row_ulps).tobytes())
+    if kernel.kind == "broadcast" and accuracy.kind == "ulp":
+        alternatives = _alternatives(case, plan, expected)
+        parts.append(np.asarray([compare.shaped_accuracy(kernel, plan.dtype.name).ulps,
+                                 len(alternatives)], dtype=np.int32).tobytes())
+        parts += [np.ascontiguousarray(a, dtype=element).tobytes() for a in alternatives]
     path.write_bytes(b"".join(parts))
+
+
+def _alternatives(case: ShapedCase, plan: Plan, expected: np.ndarray) -> list[np.ndarray]:
+    """The distinct results of the reference with the applications compare.judge_shaped
+    follows moved within their bounds, other than ``expected`` (bit patterns compared)."""
+    inner = compare.followed_applications(plan.kernel, plan.dtype.name)
+    seen = {np.ascontiguousarray(expected).tobytes()}
+    found = []
+    for alternative in reference.perturbed_shaped_outputs(plan.kernel, plan.dtype.name,
+                                                          case.tensors, case.scalars, inner):
+        key = np.ascontiguousarray(alternative).tobytes()
+        if key not in seen:
+            seen.add(key)
+            found.append(alternative)
+    return found
 
 
 def _judge_shaped(plan: Plan, case: ShapedCase, actual: np.ndarray) -> compare.Verdict:

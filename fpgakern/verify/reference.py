@@ -67,35 +67,64 @@ def step_ulps(values: np.ndarray, ulps: int) -> np.ndarray:
 def inexact_inner_applications(kernel: Kernel, dtype_name: str) -> list[expr.Apply]:
     """The applications of ulp-bounded ops whose results feed another op (not the root):
     where the hardware may pick another float than the reference, within the op's bound,
-    and the ops after it carry the difference on."""
-    root = kernel.graph(dtype_name)
+    and the ops after it carry the difference on. For a broadcast kernel, those of its
+    stages (:func:`shaped_expected`): each per-channel value's, its root included (the
+    body uses it), and the body's below its root."""
+    staged = kernel.staged(dtype_name)
+    if staged is not None and staged.kind == "broadcast":
+        roots = [*(value.node for value in staged.channel_values), staged.body]
+        outer: expr.Node = staged.body
+    else:
+        roots = [kernel.graph(dtype_name)]
+        outer = roots[0]
     found: dict[int, expr.Apply] = {}
-    for node in root.walk():
-        if (node is not root and isinstance(node, expr.Apply)
-                and node.op.accuracy_for(dtype_name).kind == "ulp"):
-            found.setdefault(id(node), node)
+    for root in roots:
+        for node in root.walk():
+            if (node is not outer and isinstance(node, expr.Apply)
+                    and node.op.accuracy_for(dtype_name).kind == "ulp"):
+                found.setdefault(id(node), node)
     return list(found.values())
+
+
+def ulp_offsets(dtype_name: str, applications: list[expr.Apply]) -> Iterator[dict[int, int]]:
+    """Each way of moving ``applications`` within their ops' bounds but not moving them
+    all by 0 ((2k + 1)^m - 1 of them): ulps by ``id`` of the node, for the evaluators'
+    ``offsets``."""
+    steps = [range(-a.op.accuracy_for(dtype_name).ulps, a.op.accuracy_for(dtype_name).ulps + 1)
+             for a in applications]
+    for combination in itertools.product(*steps):
+        if any(combination):
+            yield {id(a): k for a, k in zip(applications, combination, strict=True)}
 
 
 def perturbed_outputs(kernel: Kernel, dtype_name: str, case: Case,
                       applications: list[expr.Apply]) -> Iterator[np.ndarray]:
     """The kernel's output with each of ``applications`` moved every number of ulps its
-    op's bound allows, one array for each combination ((2k + 1)^m of them)."""
-    steps = [range(-a.op.accuracy_for(dtype_name).ulps, a.op.accuracy_for(dtype_name).ulps + 1)
-             for a in applications]
-    for combination in itertools.product(*steps):
-        if any(combination):
-            offsets = {id(a): k for a, k in zip(applications, combination, strict=True)}
-            yield evaluate_node(kernel.graph(dtype_name), case, case.size, offsets)
+    op's bound allows, one array for each combination ((2k + 1)^m - 1 of them)."""
+    for offsets in ulp_offsets(dtype_name, applications):
+        yield evaluate_node(kernel.graph(dtype_name), case, case.size, offsets)
+
+
+def perturbed_shaped_outputs(kernel: Kernel, dtype_name: str,
+                             tensors: Mapping[str, np.ndarray],
+                             scalars: Mapping[str, float | int],
+                             applications: list[expr.Apply]) -> Iterator[np.ndarray]:
+    """:func:`perturbed_outputs` for a broadcast kernel: :func:`shaped_expected` with
+    ``applications`` (of its stages: :func:`inexact_inner_applications`) moved."""
+    for offsets in ulp_offsets(dtype_name, applications):
+        yield shaped_expected(kernel, dtype_name, tensors, scalars, offsets)
 
 
 def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
-                    scalars: Mapping[str, float | int]) -> np.ndarray:
+                    scalars: Mapping[str, float | int],
+                    offsets: Mapping[int, int] | None = None) -> np.ndarray:
     """What a shaped kernel (fpgakern.ir.shapes) must produce for whole tensors of their
     real shapes (the main tensor's, per-channel operands' (C,)). A broadcast kernel's
     result is exact: its stages evaluated with the op table's float32 references in the
     hardware's order. A row kernel's is the float64 evaluation of its expression rounded
-    to float32, which its stated ``rows`` accuracy is held to (compare.compare_rows)."""
+    to float32, which its stated ``rows`` accuracy is held to (compare.compare_rows).
+    ``offsets`` moves a broadcast kernel's applications as :func:`evaluate_node`'s do
+    (:func:`perturbed_shaped_outputs`)."""
     staged = kernel.staged(dtype_name)
     layout = kernel.layout
     assert staged is not None and layout is not None
@@ -110,10 +139,12 @@ def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.nd
         env = {x: np.asarray(tensors[x]) for x in layout.full_inputs}
         channel = {x: np.asarray(tensors[x]) for x in layout.channel_inputs}
         for value in staged.channel_values:
-            channel[value.name] = _evaluate(value.node, channel, scalars, wide=False)
+            channel[value.name] = _evaluate(value.node, channel, scalars, wide=False,
+                                            offsets=offsets)
         env.update({name: a.reshape(view) for name, a in channel.items()})
-        out = _evaluate(staged.body, env, scalars, wide=False)
+        out = _evaluate(staged.body, env, scalars, wide=False, offsets=offsets)
         return np.broadcast_to(out, main.shape).astype(DTYPES[dtype_name].numpy)
+    assert not offsets, "offsets move a broadcast kernel's applications only"
     cols = main.shape[-1] if main.ndim else 1
     rows = int(np.prod(main.shape[:-1])) if main.ndim else 1  # (rows, 0) has rows too
     env = {x: np.asarray(tensors[x], dtype=np.float64).reshape(rows, cols)
@@ -145,10 +176,18 @@ def _row_reduce(op: str, values: np.ndarray) -> np.ndarray:
 
 
 def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
-              scalars: Mapping[str, float | int], *, wide: bool) -> np.ndarray:
+              scalars: Mapping[str, float | int], *, wide: bool,
+              offsets: Mapping[int, int] | None = None) -> np.ndarray:
     """Evaluate ``node`` on arrays that broadcast together. ``wide``: in float64 (each op's
     reference on float64 operands; fma as one float64 multiply-add), else in the dtypes
-    of the graph, with the op table's references."""
+    of the graph, with the op table's references. ``offsets`` (not ``wide``) moves the
+    float32 results of some applications, as :func:`evaluate_node`'s does."""
+    if offsets and id(node) in offsets and isinstance(node, expr.Apply):
+        assert not wide, "offsets move float32 results"
+        exact = _evaluate(node, env, scalars, wide=wide,
+                          offsets={k: v for k, v in offsets.items() if k != id(node)})
+        return step_ulps(exact, offsets[id(node)])
+
     def dtype(name: str) -> type[np.generic]:
         return np.float64 if wide else DTYPES[name].numpy.type
 
@@ -160,7 +199,7 @@ def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
         case expr.Const(value=value):
             return np.asarray(value, dtype=dtype(node.dtype))
         case expr.Apply(op=entry, args=args):
-            operands = [_evaluate(a, env, scalars, wide=wide) for a in args]
+            operands = [_evaluate(a, env, scalars, wide=wide, offsets=offsets) for a in args]
             if wide and entry.name == "fma":
                 return operands[0] * operands[1] + operands[2]
             operands = list(np.broadcast_arrays(*operands))
