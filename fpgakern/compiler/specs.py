@@ -107,16 +107,16 @@ def build_spec(terms: list[Term]) -> FusedSpec:
     shaped = bool(per_column) or rows
     lets: list[tuple[str, str]] = []
     expression = ""
+    # The result is the last term's, or the row kernel's that trailing picks select.
+    result_index = max(i for i, t in enumerate(terms) if t.role != "pick")
     for index, term in enumerate(terms):
-        last = index == len(terms) - 1
+        last = index == result_index
         operands = [names.of[o] for o in term.operands]
         if term.role == "pick":  # the picked result is the row kernel's own value
             names.of[term.node] = names.of[term.operands[0]]
-            if last:
-                expression = names.of[term.node]
             continue
-        value = "" if last else names.give(term.node, "v")
-        prefix = value or f"v_{_identifier(term.node.name)}"
+        value = names.give(term.node, "v")
+        prefix = value
         spelled = {operand(k): name for k, name in enumerate(operands)}
         spelled.update({step: f"{prefix}_{step.removeprefix(own(''))}"
                         for step, _ in term.lets})
