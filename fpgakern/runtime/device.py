@@ -1,23 +1,29 @@
-"""The Python runtime's API: a device holding kernels, and kernels called on numpy arrays."""
+"""The Python runtime's API: a device holding kernels, and kernels called on numpy arrays
+or on DeviceArrays (tensors kept in device memory, runtime/resident.py)."""
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, overload
 
 import numpy as np
 
 from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
-from fpgakern.ir import fft
+from fpgakern.ir import fft, shapes
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
 from fpgakern.runtime import host, memory, program, shaped, transform
 from fpgakern.runtime.program import Program, Variant
+from fpgakern.runtime.resident import DeviceArray, Transfers
 from fpgakern.runtime.targets import TARGETS, Target, open_target
 from fpgakern.spec.library import Library
+
+WORD_BYTES = host.WORD_BYTES_MIN  # a 512-bit memory word
 
 
 class KernelUnavailable(FpgakernError):
@@ -82,18 +88,40 @@ class KernelHandle:
                                                self.device.bank_map(variant))
         return self._targets[dtype]
 
-    def __call__(self, *arrays: np.ndarray, **scalars: object) -> np.ndarray:
-        """Run the kernel on ``arrays``; ``scalars`` by name. A transform kernel takes
-        ``n`` and ``norm`` instead, as torch.fft does (runtime/transform.py)."""
-        if self.kernel.kind == "transform":
-            return self._transform(arrays, **scalars)  # type: ignore[arg-type]
+    # Typing: resident=True may give a DeviceArray; any other call gives numpy. The
+    # second overload has no ``resident``: callers pass scalars as **dict, whose values
+    # mypy would otherwise try against a bool (so a bool variable types as numpy).
+    @overload
+    def __call__(self, *arrays: np.ndarray | DeviceArray,  # type: ignore[overload-overlap]
+                 resident: Literal[True], **scalars: object) -> np.ndarray | DeviceArray: ...
+
+    @overload
+    def __call__(self, *arrays: np.ndarray | DeviceArray, **scalars: object) -> np.ndarray: ...
+
+    def __call__(self, *arrays: np.ndarray | DeviceArray, resident: object = False,
+                 **scalars: object) -> np.ndarray | DeviceArray:
+        """Run the kernel on ``arrays`` (numpy arrays, copied in, or DeviceArrays of this
+        device, read in place); ``scalars`` by name. A transform kernel takes ``n`` and
+        ``norm`` instead, as torch.fft does (runtime/transform.py).
+
+        ``resident``: return the result as a DeviceArray left in device memory, not copied
+        back (all kinds but full reductions, whose CUs' partials are merged on the host,
+        and transforms): the next call can take it as it is."""
         where = self.name
+        if not isinstance(resident, bool | np.bool_):
+            raise UsageError(f"{where}: resident must be True or False, got {resident!r}")
+        if self.kernel.kind == "transform":
+            if resident:
+                raise UsageError(f"{where}: a transform's result cannot stay on the device "
+                                 "(resident=True is not supported for transforms)")
+            return self._transform(self._on_host(arrays), **scalars)  # type: ignore[arg-type]
         shaped_kind = self.kernel.kind in SHAPED_KINDS
+        placed = self._place(arrays)
         main_shape: tuple[int, ...] = ()
         if shaped_kind:
-            checked, main_shape = shaped.check_inputs(self.kernel, arrays, where)
+            checked, main_shape = shaped.check_inputs(self.kernel, placed, where)
         else:
-            checked = host.check_inputs(self.kernel.inputs, arrays, where)
+            checked = host.check_inputs(self.kernel.inputs, placed, where)
         dtype = checked[0].dtype.name
         if dtype not in self.kernel.dtypes:
             raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
@@ -113,12 +141,106 @@ class KernelHandle:
                                       main_shape, values)
         else:
             prepared = host.prepare(variant.plan, target.compute_units, checked, values)
+        for nbytes in prepared.uploads:
+            self.device.transfers.sent(nbytes)
         cycles = target.run(prepared)
-        result = shaped.finish(prepared) if shaped_kind else host.finish(prepared)
+        result: np.ndarray | DeviceArray
+        if resident and self.kernel.kind != "reduction":
+            result = self._kept(prepared, arrays[0])
+        else:
+            result = self._read(prepared, arrays[0])
         self.last_call = CallInfo(variant.top, target.name, prepared.n, len(prepared.shares),
                                   cycles, time.perf_counter() - started)
         return result
 
+    def _own(self, arrays: tuple[object, ...]) -> None:
+        """A DeviceArray of another device is refused: its memory is not this device's."""
+        for name, a in zip(self.kernel.inputs, arrays, strict=False):
+            if isinstance(a, DeviceArray) and a.device is not self.device:
+                raise UsageError(f"{self.name}: {name} is a DeviceArray of another device "
+                                 f"({a.device!r}); copy it with .to_numpy()")
+
+    def _on_host(self, arrays: tuple[object, ...]) -> tuple[object, ...]:
+        """DeviceArrays read back to the host (counted), for a call that copies its inputs."""
+        self._own(arrays)
+        return tuple(a.to_numpy() if isinstance(a, DeviceArray) else a for a in arrays)
+
+    def _row_pitch(self, first: object) -> int | None:
+        """The pitch a row kind reads its rows at, for a main tensor ``first``; None when
+        ``first``'s dtype has no variant (the checks then say what is wrong)."""
+        if self.kernel.kind not in ("row_map", "row_reduction"):
+            return None
+        dtype = getattr(first, "dtype", None)
+        shape = getattr(first, "shape", ())
+        name = dtype.name if isinstance(dtype, np.dtype) else None
+        if name not in self.kernel.dtypes or name not in self.variants or not shape:
+            return None
+        return shaped.pitch(self.variants[name].plan, int(shape[-1]))
+
+    def _place(self, arrays: tuple[object, ...]) -> tuple[object, ...]:
+        """Each DeviceArray as a ``host.Placed`` buffer when its layout is the one the
+        kernel reads (contiguous; a row kind's full-shaped operands: rows at the kernel's
+        pitch), else read back and copied in again (through the host: counted both ways;
+        no device-side copy kernel exists). numpy arrays pass as they are."""
+        if not any(isinstance(a, DeviceArray) for a in arrays):
+            return arrays
+        self._own(arrays)
+        lay = self.kernel.layout
+        tables = lay.channel_inputs if lay is not None else ()
+        row_pitch = self._row_pitch(arrays[0])
+        placed: list[object] = []
+        for name, a in zip(self.kernel.inputs, arrays, strict=False):
+            if not isinstance(a, DeviceArray):
+                placed.append(a)
+                continue
+            if row_pitch is not None and name not in tables:
+                fits = a.ndim > 0 and (a.rows <= 1 or a.pitch == row_pitch)
+            else:
+                fits = a.contiguous
+            # A flat kernel takes any shape: its element count is n.
+            shape = a.shape if lay is not None else (a.size,)
+            if fits:
+                placed.append(host.Placed(a.buffer, shape))
+            else:
+                placed.append(a.to_numpy().reshape(shape))
+        return (*placed, *arrays[len(placed):])
+
+    def _out_shape(self, prepared: host.Prepared, first: object) -> tuple[int, ...]:
+        """The result's shape: a shaped kernel's from its layout; a flat kernel's is its
+        first input's (a DeviceArray may have any shape)."""
+        lay = self.kernel.layout
+        if lay is not None:
+            assert prepared.main_shape is not None
+            return shapes.operand_shape(self.kernel.output, lay, prepared.main_shape)
+        return tuple(first.shape) if isinstance(first, DeviceArray) else (prepared.n,)
+
+    def _kept(self, prepared: host.Prepared, first: object) -> DeviceArray:
+        """The result left in device memory: the output buffer itself, not copied."""
+        shape = self._out_shape(prepared, first)
+        pitch = None
+        if self.kernel.kind == "row_map" and shape:
+            pitch = shaped.pitch(prepared.plan, shape[-1])
+        return DeviceArray(self.device, prepared.output, shape, pitch)
+
+    def _read(self, prepared: host.Prepared, first: object) -> np.ndarray:
+        """The result copied to the host, counted: one transfer of the bytes read (a
+        reduction's per-CU partials; a row map's rows with their padding)."""
+        kind = self.kernel.kind
+        itemsize = prepared.output.dtype.itemsize
+        if kind == "reduction":
+            result = host.finish(prepared)
+            nbytes = len(prepared.shares) * itemsize
+        elif kind in SHAPED_KINDS:
+            result = shaped.finish(prepared)
+            nbytes = result.nbytes
+            if kind == "row_map" and result.ndim:
+                rows = math.prod(result.shape[:-1])
+                nbytes = rows * shaped.pitch(prepared.plan, result.shape[-1]) * itemsize
+        else:
+            result = host.finish(prepared).reshape(self._out_shape(prepared, first))
+            nbytes = result.nbytes
+        self.device.transfers.received(nbytes)
+        return result
 
     def _transform(self, arrays: tuple[np.ndarray, ...], n: int | None = None,
                    norm: str | None = None, **unknown: object) -> np.ndarray:
@@ -143,8 +265,12 @@ class KernelHandle:
         started = time.perf_counter()
         prepared = transform.prepare(variant.plan, target.compute_units,
                                      transform.fit(self.kernel, a, length), length, values)
+        for nbytes in prepared.uploads:
+            self.device.transfers.sent(nbytes)
         cycles = target.run(prepared)
         result = transform.finish(prepared)
+        # The rows read back with their padding: the whole output buffer (none: no row).
+        self.device.transfers.received(prepared.output.nbytes if prepared.shares else 0)
         self.last_call = CallInfo(variant.top, target.name, prepared.n, len(prepared.shares),
                                   cycles, time.perf_counter() - started)
         return result
@@ -169,6 +295,9 @@ class Device:
         self.platform = platform
         self.bank_per_port = bank_per_port
         self._handles: dict[str, KernelHandle] = {}
+        # Host <-> device copies since the device opened: every numpy input copied in,
+        # every result read back, uploads and DeviceArray reads (resident.py).
+        self.transfers = Transfers()
 
     def __repr__(self) -> str:
         return f"<fpgakern device {self.program.source} on {self.target}: " \
@@ -190,6 +319,29 @@ class Device:
     @property
     def variants(self) -> dict[str, Variant]:
         return self.program.variants
+
+    def upload(self, a: np.ndarray, pitch: int | None = None) -> DeviceArray:
+        """``a`` copied into device memory (one counted host -> device transfer of the
+        buffer's bytes), to pass to this device's kernels. ``pitch``: elements from one
+        row's (last dimension's) start to the next; default contiguous. A row kind reads
+        rows at ``shaped.pitch`` (at rung 4, the row rounded up to whole 512-bit words):
+        an array uploaded at another pitch goes through the host again when it is called."""
+        if not isinstance(a, np.ndarray):
+            raise UsageError(f"upload takes a numpy array, got {type(a).__name__}")
+        if a.dtype.kind not in "biufc" or WORD_BYTES % a.dtype.itemsize:
+            raise UsageError(f"upload: dtype {a.dtype} is not one kernels read")
+        cols = int(a.shape[-1]) if a.ndim else 1
+        if pitch is None:
+            pitch = cols
+        if isinstance(pitch, bool) or not isinstance(pitch, int | np.integer) or \
+                pitch < cols or (a.ndim == 0 and pitch != 1):
+            raise UsageError(f"upload: pitch={pitch!r} must be an int of at least the last "
+                             f"dimension ({cols})")
+        rows = math.prod(a.shape[:-1]) if a.ndim else 1
+        buf = host.aligned_zeros(host.word_elements(rows * int(pitch), a.dtype), a.dtype)
+        buf[:rows * int(pitch)].reshape(rows, int(pitch))[:, :cols] = a.reshape(rows, cols)
+        self.transfers.sent(buf.nbytes)
+        return DeviceArray(self, buf, a.shape, int(pitch))
 
     def kernel(self, name: str) -> KernelHandle:
         """A kernel by ``category/name``, bare name, or top name (``add_f32``, one dtype).

@@ -13,14 +13,17 @@ the generated C++ host wrapper do, so that the three agree bit for bit:
   within their share, and the host picks among the elements they name.
 
 Inputs are 1-D, C-contiguous numpy arrays of the variant's dtype, of one length; anything
-else is a UsageError that says what to pass instead.
+else is a UsageError that says what to pass instead. An input may also be :class:`Placed`:
+already in device memory in the layout the kernel reads (a DeviceArray's buffer,
+runtime/resident.py), used in place; every other input is copied into a fresh buffer, and
+the copies' bytes are listed (``Prepared.uploads``: each is a host -> device transfer).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -41,6 +44,51 @@ def aligned_zeros(count: int, dtype: np.dtype, align: int = PAGE) -> np.ndarray:
     raw = np.zeros(nbytes + align, dtype=np.uint8)
     start = (-raw.ctypes.data) % align
     return raw[start:start + nbytes].view(dtype)[:max(count, 1)]
+
+
+def word_elements(count: int, dtype: np.dtype) -> int:
+    """``count`` elements rounded up to whole 512-bit memory words (at least one): the
+    size of a buffer any rung's kernel can read whole words of (a word holds 16 float32
+    elements at rung 4, 1 below it), so a result kept on the device fits every reader."""
+    per_word = WORD_BYTES_MIN // np.dtype(dtype).itemsize
+    return max(-(-count // per_word), 1) * per_word
+
+
+@dataclass(frozen=True)
+class Placed:
+    """An input already in device memory, laid out as the kernel reads it (a DeviceArray's
+    buffer, at least the whole words the kernel reads): used in place, not copied.
+    ``shape`` is what the checks see (a flat kernel's: the element count, 1-D)."""
+
+    buffer: np.ndarray
+    shape: tuple[int, ...]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.buffer.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+Input = np.ndarray | Placed
+
+
+def laid_out(a: Input, size: int, dtype: np.dtype, uploads: list[int]) -> np.ndarray:
+    """``a`` as a buffer of ``size`` elements the kernel reads: a Placed buffer as it is,
+    else a fresh 4 KiB-aligned buffer ``a`` is copied into, zero-padded (its bytes go on
+    ``uploads``: a host -> device transfer)."""
+    if isinstance(a, Placed):
+        return a.buffer
+    buf = aligned_zeros(size, dtype)
+    buf[:a.size] = a.reshape(-1)
+    uploads.append(size * buf.itemsize)
+    return buf
 
 
 @dataclass
@@ -64,15 +112,19 @@ class Prepared:
     scalars: dict[str, int]  # register values (raw 32-bit)
     output: np.ndarray  # the padded result (elementwise) or the partials (reductions)
     main_shape: tuple[int, ...] | None = None  # a shaped kernel's main tensor's shape
+    uploads: list[int] = field(default_factory=list)  # bytes of each input copied in
 
 
 def check_inputs(plan_inputs: tuple[str, ...], arrays: tuple[object, ...],
-                 where: str) -> list[np.ndarray]:
+                 where: str) -> list[Input]:
     if len(arrays) != len(plan_inputs):
         raise UsageError(f"{where} takes {len(plan_inputs)} array(s) "
                          f"({', '.join(plan_inputs)}), got {len(arrays)}")
-    checked = []
+    checked: list[Input] = []
     for name, a in zip(plan_inputs, arrays, strict=True):
+        if isinstance(a, Placed):  # its layout was checked by its owner (device.py)
+            checked.append(a)
+            continue
         if not isinstance(a, np.ndarray):
             raise UsageError(f"{where}: {name} must be a numpy array, got {type(a).__name__}")
         if a.ndim != 1:
@@ -116,7 +168,7 @@ def scalar_bits(value: object, plan: Plan, name: str, where: str) -> int:
     return ivalue & 0xFFFF_FFFF
 
 
-def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
+def prepare(plan: Plan, compute_units: int, arrays: list[Input],
             scalars: dict[str, int]) -> Prepared:
     """Pad the inputs into whole words and split them over the CUs."""
     lanes = plan.lanes
@@ -124,11 +176,8 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
     if n >= 2**31:
         raise UsageError(f"{n} elements: the kernel's n register is a 32-bit int")
     words = math.ceil(n / lanes)
-    padded = []
-    for a in arrays:
-        buf = aligned_zeros(words * lanes, plan.dtype.numpy)
-        buf[:n] = a
-        padded.append(buf)
+    uploads: list[int] = []
+    padded = [laid_out(a, words * lanes, plan.dtype.numpy, uploads) for a in arrays]
     reduction = plan.kernel.is_reduction
     out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
     if reduction:
@@ -137,10 +186,12 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
     else:
         # Whole words of the output's bundle: where narrower results share a wider bundle
         # (complex64 -> float32 before rung 2: two to a 64-bit beat) the last beat, half
-        # strobed, still lies in the buffer.
+        # strobed, still lies in the buffer. Whole 512-bit words: a result kept on the
+        # device (DeviceArray) may be read by a kernel of any rung.
         per_word = plan.bundle_bits(plan.bundle(plan.kernel.output)) // (
             8 * out_dtype.itemsize)
-        output = aligned_zeros(-(-words * lanes // per_word) * per_word, out_dtype)
+        output = aligned_zeros(word_elements(-(-words * lanes // per_word) * per_word,
+                                             out_dtype), out_dtype)
     share = math.ceil(words / compute_units) if words else 0
     shares = []
     for cu in range(compute_units):
@@ -155,7 +206,7 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
         else:
             out = output[lo:hi if hi < words * lanes else output.size]
         shares.append(Share(cu, [p[lo:hi] for p in padded], out, elements, count))
-    return Prepared(plan, n, shares, scalars, output)
+    return Prepared(plan, n, shares, scalars, output, uploads=uploads)
 
 
 def finish(prepared: Prepared) -> np.ndarray:

@@ -13,7 +13,8 @@ The hardware contract (docs/spec-format.md, fpgakern.ir.shapes) as the host keep
 
 Arrays arrive with their real shapes: the main tensor any shape fitting the spec's,
 per-channel (per-column) operands of shape ``(C,)`` (``(D,)``). Anything else is a
-UsageError saying what to pass.
+UsageError saying what to pass. An input may be ``host.Placed``: already in device memory in
+this layout (rows at the pitch), used in place; the others are copied in (``uploads``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ INT32_MAX = 2**31 - 1
 
 
 def check_inputs(kernel: Kernel, arrays: tuple[object, ...],
-                 where: str) -> tuple[list[np.ndarray], tuple[int, ...]]:
+                 where: str) -> tuple[list[host.Input], tuple[int, ...]]:
     """The inputs of a shaped call, checked against the spec's shapes, and the main
     tensor's shape."""
     lay = kernel.layout
@@ -40,8 +41,11 @@ def check_inputs(kernel: Kernel, arrays: tuple[object, ...],
     if len(arrays) != len(kernel.inputs):
         raise UsageError(f"{where} takes {len(kernel.inputs)} array(s) "
                          f"({', '.join(kernel.inputs)}), got {len(arrays)}")
-    checked: list[np.ndarray] = []
+    checked: list[host.Input] = []
     for name, a in zip(kernel.inputs, arrays, strict=True):
+        if isinstance(a, host.Placed):  # its layout was checked by its owner (device.py)
+            checked.append(a)
+            continue
         if not isinstance(a, np.ndarray):
             raise UsageError(f"{where}: {name} must be a numpy array, got {type(a).__name__}")
         if not a.flags.c_contiguous:
@@ -81,14 +85,13 @@ def _words(count: int, lanes: int) -> int:
     return -(-count // lanes)
 
 
-def _table(a: np.ndarray, plan: Plan) -> np.ndarray:
+def _table(a: host.Input, plan: Plan, uploads: list[int]) -> np.ndarray:
     """A per-channel (per-column) operand in whole memory words."""
-    buf = host.aligned_zeros(_words(a.size, plan.lanes) * plan.lanes, plan.dtype.numpy)
-    buf[:a.size] = a
-    return buf
+    return host.laid_out(a, _words(a.size, plan.lanes) * plan.lanes, plan.dtype.numpy,
+                         uploads)
 
 
-def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
+def prepare(plan: Plan, compute_units: int, arrays: list[host.Input],
             main_shape: tuple[int, ...], scalars: dict[str, int]) -> host.Prepared:
     kernel = plan.kernel
     lay = kernel.layout
@@ -99,23 +102,24 @@ def prepare(plan: Plan, compute_units: int, arrays: list[np.ndarray],
     return _prepare_rows(plan, compute_units, arrays, main_shape, sizes, scalars)
 
 
-def _prepare_broadcast(plan: Plan, compute_units: int, arrays: list[np.ndarray],
+def _prepare_broadcast(plan: Plan, compute_units: int, arrays: list[host.Input],
                        main_shape: tuple[int, ...], sizes: dict[str, int],
                        scalars: dict[str, int]) -> host.Prepared:
     lay = plan.kernel.layout
     assert lay is not None
     lanes, n, inner = plan.lanes, sizes["n"], sizes["inner"]
     words = _words(n, lanes)
-    full, tables = [], {}
+    padded: dict[str, np.ndarray] = {}
+    tables: dict[str, np.ndarray] = {}
+    uploads: list[int] = []
     for name, a in zip(plan.kernel.inputs, arrays, strict=True):
         if name in lay.channel_inputs:
-            tables[name] = _table(a, plan)
-            continue
-        buf = host.aligned_zeros(words * lanes, plan.dtype.numpy)
-        buf[:n] = a.reshape(-1)
-        full.append((name, buf))
-    padded = dict(full)
-    output = host.aligned_zeros(words * lanes, plan.kernel.output_dtype(plan.dtype.name).numpy)
+            tables[name] = _table(a, plan, uploads)
+        else:
+            padded[name] = host.laid_out(a, words * lanes, plan.dtype.numpy, uploads)
+    out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
+    # Whole 512-bit words: a result kept on the device may be read by any rung's kernel.
+    output = host.aligned_zeros(host.word_elements(words * lanes, out_dtype), out_dtype)
     # A CU's share starts at a channel run and at a memory word: a multiple of both.
     step = math.lcm(inner, lanes) if inner else lanes
     units = _words(n, step)
@@ -133,7 +137,7 @@ def _prepare_broadcast(plan: Plan, compute_units: int, arrays: list[np.ndarray],
                 "channel0": (first // inner) % sizes["channels"]}
         shares.append(host.Share(cu, inputs, output[first:hi], count,
                                  _words(count, lanes), size))
-    return host.Prepared(plan, n, shares, scalars, output, main_shape)
+    return host.Prepared(plan, n, shares, scalars, output, main_shape, uploads)
 
 
 def pitch(plan: Plan, cols: int) -> int:
@@ -141,28 +145,37 @@ def pitch(plan: Plan, cols: int) -> int:
     return _words(cols, plan.lanes) * plan.lanes
 
 
-def _prepare_rows(plan: Plan, compute_units: int, arrays: list[np.ndarray],
+def _rows(a: host.Input, rows: int, cols: int, row_pitch: int, plan: Plan,
+          uploads: list[int]) -> np.ndarray:
+    """A full-shaped operand of a row kind: its rows at the pitch, zero-padded."""
+    if isinstance(a, host.Placed):
+        return a.buffer
+    buf = host.aligned_zeros(rows * row_pitch, plan.dtype.numpy)
+    if rows and cols:
+        buf.reshape(rows, row_pitch)[:, :cols] = a.reshape(rows, cols)
+    uploads.append(rows * row_pitch * buf.itemsize)
+    return buf
+
+
+def _prepare_rows(plan: Plan, compute_units: int, arrays: list[host.Input],
                   main_shape: tuple[int, ...], sizes: dict[str, int],
                   scalars: dict[str, int]) -> host.Prepared:
     lay = plan.kernel.layout
     assert lay is not None
     lanes, rows, cols = plan.lanes, sizes["rows"], sizes["cols"]
     row_pitch = pitch(plan, cols)
-    inputs: dict[str, np.ndarray] = {}
-    for name, a in zip(plan.kernel.inputs, arrays, strict=True):
-        if name in lay.channel_inputs:
-            inputs[name] = _table(a, plan)
-            continue
-        buf = host.aligned_zeros(rows * row_pitch, plan.dtype.numpy)
-        if rows and cols:
-            buf.reshape(rows, row_pitch)[:, :cols] = a.reshape(rows, cols)
-        inputs[name] = buf
+    uploads: list[int] = []
+    inputs = {name: _table(a, plan, uploads) if name in lay.channel_inputs
+              else _rows(a, rows, cols, row_pitch, plan, uploads)
+              for name, a in zip(plan.kernel.inputs, arrays, strict=True)}
     out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
     reduces = plan.kernel.kind == "row_reduction"
     # A row reduction's results are contiguous: its CUs' shares start at whole words.
     out_pitch = 1 if reduces else row_pitch
     step = lanes if reduces else 1
-    output = host.aligned_zeros(_words(rows * out_pitch, lanes) * lanes, out_dtype)
+    # Whole 512-bit words: a result kept on the device may be read by any rung's kernel.
+    output = host.aligned_zeros(
+        host.word_elements(_words(rows * out_pitch, lanes) * lanes, out_dtype), out_dtype)
     # A row map of rows of no columns has nothing to write: no CU runs (shapes.sizes counts
     # those rows, which a row reduction still gives a result each).
     units = _words(rows, step) if cols or reduces else 0
@@ -182,7 +195,7 @@ def _prepare_rows(plan: Plan, compute_units: int, arrays: list[np.ndarray],
         hi = lo + _words(count * out_pitch, lanes) * lanes
         shares.append(host.Share(cu, shares_in, output[lo:hi], count * cols,
                                  count * row_pitch // lanes, {"rows": count, "cols": cols}))
-    return host.Prepared(plan, rows * cols, shares, scalars, output, main_shape)
+    return host.Prepared(plan, rows * cols, shares, scalars, output, main_shape, uploads)
 
 
 def finish(prepared: host.Prepared) -> np.ndarray:

@@ -104,7 +104,8 @@ def prepare(plan: Plan, compute_units: int, rows_in: np.ndarray, n: int,
                                  count * in_pitch // plan.pointer_lanes(kernel.inputs[0]),
                                  {"rows": count, "n": n}))
     out_shape = (*shape[:-1], out_cols)
-    return host.Prepared(plan, rows * n, shares, scalars, output, out_shape)
+    return host.Prepared(plan, rows * n, shares, scalars, output, out_shape,
+                         [rows * in_pitch * buf.itemsize])
 
 
 def finish(prepared: host.Prepared) -> np.ndarray:
