@@ -80,6 +80,8 @@ class Validator:
                                self.category_doc)
 
     def __call__(self, spec: FusedSpec) -> str | None:
+        if spec.problem is not None:
+            return spec.problem
         try:
             kernel = self.load(spec)
         except FpgakernError as err:

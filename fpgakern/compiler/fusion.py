@@ -27,7 +27,7 @@ Validate = Callable[[FusedSpec], str | None]
 _CLOSED = ("reduction", "row_reduction")  # roles whose value nothing can extend
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: groups merge in place
 class Group:
     terms: list[Term]
     partition: int
@@ -111,18 +111,54 @@ def _group(gm: fx.GraphModule, terms: dict[fx.Node, Term], part_of: dict[fx.Node
             continue
         for t in chosen.terms:
             group_of[t.node] = chosen
+    groups = _absorb_shared(_unique(group_of), validate, order)
+    kept = []
+    for group in groups:
+        problem = validate(build_spec(group.terms))
+        if problem is None:
+            kept.append(group)
+        elif any(t.role != "pick" for t in group.terms):
+            fusion.left_out += [Unsupported(t.node, problem) for t in group.terms]
+    return kept
+
+
+def _unique(group_of: dict[fx.Node, Group]) -> list[Group]:
     unique: list[Group] = []
     for group in group_of.values():
         if group not in unique:
             unique.append(group)
-    # A pick alone is no kernel: its row operator's group was refused.
-    return [g for g in unique if any(t.role != "pick" for t in g.terms)]
+    return unique
+
+
+def _absorb_shared(groups: list[Group], validate: Validate,
+                   order: dict[fx.Node, int]) -> list[Group]:
+    """Merge a kernel into the one kernel that uses its result in several places
+    (``x`` of ``x * rsqrt(mean(x * x))``), where the merged kernel is still one."""
+    merged = True
+    while merged:
+        merged = False
+        home = {t.node: g for g in groups for t in g.terms}
+        for group in groups:
+            users = {home.get(user) for user in group.root.users}
+            if len(users) != 1 or group.terms[-1].role in _CLOSED:
+                continue
+            (other,) = users
+            if other is None or other is group or other.partition != group.partition:
+                continue
+            terms = sorted([*group.terms, *other.terms], key=lambda t: order[t.node])
+            if validate(build_spec(terms)) is None:
+                other.terms = terms
+                groups = [g for g in groups if g is not group]
+                merged = True
+                break
+    return groups
 
 
 def _join(term: Term, joinable: list[Group], partition: int, validate: Validate,
           order: dict[fx.Node, int]) -> Group | str:
     """The group ``term`` ends: with all of ``joinable``, else with each one alone, else
-    by itself; or why not even that is a kernel."""
+    by itself; or why not even that is a kernel. A group whose result is a per-row value
+    inside a row computation is kept for the nodes after it to complete."""
     options = [joinable] if joinable else []
     if len(joinable) > 1:
         options += [[g] for g in joinable]
@@ -133,7 +169,8 @@ def _join(term: Term, joinable: list[Group], partition: int, validate: Validate,
         candidate = Group([*merged, term], partition)
         if term.role == "pick" and not chosen:
             return "picks a result of a node that is no kernel of its own"
-        problem = validate(build_spec(candidate.terms))
+        spec = build_spec(candidate.terms)
+        problem = None if spec.pending else validate(spec)
         if problem is None:
             for g in chosen:
                 g.terms = candidate.terms

@@ -133,5 +133,4 @@ def _result_shape(spec: FusedSpec) -> tuple[int, ...]:
 def _reshape(array: DeviceArray, shape: tuple[int, ...]) -> DeviceArray:
     """A row reduction's results, ``(*)``, as torch's ``keepdim`` shape ``(*, 1)``: the
     same contiguous memory."""
-    return DeviceArray(array.device, shape, array.dtype, shape[-1] if shape else 1,
-                       array.buffer)
+    return DeviceArray(array.device, array.buffer, shape)

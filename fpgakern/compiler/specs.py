@@ -35,6 +35,11 @@ class FusedSpec:
     inputs: tuple[fx.Node, ...]  # the kernel's inputs, in order
     nodes: tuple[fx.Node, ...]  # the nodes it computes, the result last
     kind: str  # elementwise, reduction, broadcast, row_map or row_reduction (expected)
+    # Why no kernel can compute this group as it stands (None: a kernel may): an input
+    # of a shape kernels do not take, or a result that is a per-row value in the middle
+    # of a row computation (``rsqrt(mean(x * x))``), which more nodes may yet complete.
+    problem: str | None = None
+    pending: bool = False  # the problem is such a per-row result
 
     @property
     def qualname(self) -> str:
@@ -100,6 +105,7 @@ def build_spec(terms: list[Term]) -> FusedSpec:
                 inputs.append(node)
     # The main tensor first (the spec's rule), then the rest in order of use.
     inputs.sort(key=lambda n: _shape(n) != main)
+    problem, pending = _shape_problem(terms, inputs, main)
     for node in inputs:
         names.give(node, "in")
     per_column = [n for n in inputs if _shape(n) != main]
@@ -152,7 +158,27 @@ def build_spec(terms: list[Term]) -> FusedSpec:
     body["kernel"] = name
     final = (f"# Written by fpgakern's torch.compile backend; its name is a hash of the rest.\n"
              + yaml.safe_dump(body, sort_keys=False, width=10_000))
-    return FusedSpec(name, final, tuple(inputs), tuple(t.node for t in terms), kind)
+    return FusedSpec(name, final, tuple(inputs), tuple(t.node for t in terms), kind,
+                     problem, pending)
+
+
+def _shape_problem(terms: list[Term], inputs: list[fx.Node],
+                   main: tuple[int, ...]) -> tuple[str | None, bool]:
+    """Why the group's shapes fit no kernel, and whether only because its result is a
+    per-row value a later node may still use (see FusedSpec)."""
+    for node in inputs:
+        have = _shape(node)
+        if have != main and not (len(main) >= 2 and have == main[-1:]):
+            return (f"input {node.name} of shape {list(have)} is neither the main tensor "
+                    f"{list(main)} nor a per-column operand"), False
+    root = next(t for t in reversed(terms) if t.role != "pick")
+    result = _shape(root.node)
+    if root.role == "reduction" or result == main:
+        return None, False
+    if root.role in ("row_stat", "row_reduction"):
+        return None, False
+    return (f"its result, of shape {list(result)}, is a value per row of {list(main)}; "
+            "kernels return rows or elements"), True
 
 
 def _label(term: Term) -> str:
