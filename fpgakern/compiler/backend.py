@@ -96,7 +96,7 @@ def compile_graph(gm: fx.GraphModule, options: Options) -> Any:
     cache = options.cache_dir or default_cache()
     nodes = sum(n.op == "call_function" for n in gm.graph.nodes)
     result = CompileReport(options.target, options.rung, cache, nodes)
-    validator = Validator()
+    validator = Validator(options.target, options.rung)
     try:
         plan = fusion.plan(gm, validator)
         result.partitions = plan.partitions

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern import paths
+from fpgakern.backends.rtl.generate import render as render_rtl
 from fpgakern.compiler.specs import CATEGORY, FusedSpec, category_text
 from fpgakern.errors import FpgakernError, UsageError
 from fpgakern.ir.kernel import Kernel
@@ -29,8 +30,9 @@ from fpgakern.spec.library import Library
 from fpgakern.util.files import write_text_atomic
 
 CACHE_FOLDER = ".fpgakern/compile"  # below the project's root, by default
-# The pipeline's last step per target: what the target runs must have been verified.
-UNTIL = {"sw_emu": "csim", "hw_emu": "sim", "hw": "xo"}
+# The pipeline's steps per target (with the steps they need): what the target runs must
+# have been verified, the HLS C++ in C simulation, the RTL in its cocotb simulation.
+UNTIL = {"sw_emu": ("csim",), "hw_emu": ("csim", "sim"), "hw": ("csim", "sim", "xo")}
 COMMAND = "torch.compile(backend='fpgakern')"
 
 
@@ -61,9 +63,13 @@ class Built:
 
 class Validator:
     """Checks a candidate spec the way a user's spec is loaded (schema.validate), in a
-    scratch folder: the file name must be the kernel's."""
+    scratch folder (the file name must be the kernel's); for a target that runs the RTL
+    (hw_emu, hw), also that the RTL backend builds it at ``rung``, so that no kernel is
+    planned that would only fail to build."""
 
-    def __init__(self) -> None:
+    def __init__(self, target: str = "sw_emu", rung: int = 4) -> None:
+        self.rtl = target != "sw_emu"
+        self.rung = rung
         self._scratch = tempfile.TemporaryDirectory(prefix="fpgakern-fuse-")
         self.folder = Path(self._scratch.name) / CATEGORY
         self.folder.mkdir()
@@ -88,6 +94,11 @@ class Validator:
             return f"no kernel can say it: {err}"
         if kernel.kind != spec.kind:
             return f"it would be a {kernel.kind} kernel, not the {spec.kind} it needs"
+        if self.rtl:
+            try:
+                render_rtl(plan(kernel, self.rung, "float32"))
+            except FpgakernError as err:
+                return f"no RTL: {err}"
         return None
 
     def close(self) -> None:

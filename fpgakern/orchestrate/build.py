@@ -22,7 +22,7 @@ def run_build(
     executor: Executor,
     *,
     record: Callable[[BuildResult, LibraryLink | None], Recorded],
-    until: str | None = None,
+    until: str | tuple[str, ...] | None = None,
     observer: Observer | None = None,
     on_wait: Callable[[], None] | None = None,
     platform: str = DEFAULT_PLATFORM,

@@ -39,14 +39,17 @@ from fpgakern.orchestrate.worker import StepJob
 from fpgakern.spec import yamlpos
 
 
-def select_steps(until: str | None) -> list[Step]:
-    """The steps to run: all of them, or those needed up to and including ``until``."""
+def select_steps(until: str | tuple[str, ...] | None) -> list[Step]:
+    """The steps to run: all of them, or those needed up to and including ``until`` (a
+    step, or several: each with what it needs)."""
     everything = steps()
     if until is None:
         return list(everything.values())
-    if until not in everything:
-        known = ", ".join([*everything, "link"])
-        raise UsageError(f"unknown step {until!r} for --until (steps: {known})")
+    wanted = (until,) if isinstance(until, str) else until
+    for name in wanted:
+        if name not in everything:
+            known = ", ".join([*everything, "link"])
+            raise UsageError(f"unknown step {name!r} for --until (steps: {known})")
     needed: dict[str, Step] = {}
 
     def need(name: str) -> None:
@@ -54,7 +57,8 @@ def select_steps(until: str | None) -> list[Step]:
             need(dependency)
         needed[name] = everything[name]
 
-    need(until)
+    for name in wanted:
+        need(name)
     return [s for s in everything.values() if s.name in needed]
 
 
