@@ -189,6 +189,13 @@ class Kernel:
         ulps = sum(a.ulps for a in classes if a.kind == "ulp")
         return Accuracy("ulp", ulps) if ulps else Accuracy("exact")
 
+    def body_ulps(self, dtype_name: str) -> int:
+        """A reduction's elementwise body: the ulps its inexact ops may each be off by,
+        added up (``sum(sigmoid(x))``: sigmoid's), which the reduction's error bound
+        adds for every reduced value (verify.compare.reduction_bound)."""
+        return sum(op.accuracy_for(dtype_name).ulps for op in self.ops_used(dtype_name)
+                   if op.kind != "reduce" and op.accuracy_for(dtype_name).kind == "ulp")
+
     def ops_used(self, dtype_name: str) -> list[Op]:
         """Each op the expression applies, once, in evaluation order."""
         seen: dict[str, Op] = {}

@@ -59,7 +59,8 @@ def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     return np.abs(reference.ordered_ints(expected) - reference.ordered_ints(actual))
 
 
-def reduction_bound(reduced: np.ndarray, accuracy: Accuracy | None = None) -> float:
+def reduction_bound(reduced: np.ndarray, accuracy: Accuracy | None = None,
+                    body_ulps: int = 0) -> float:
     """The absolute error a float reduction of ``reduced`` may have, plus the smallest
     subnormal: ``len * 2**-24 * sum(|x|)`` for a sum (each of its len roundings errs by at
     most half an ulp of a partial sum, itself at most sum(|x|)); for a product (bound
@@ -67,18 +68,27 @@ def reduction_bound(reduced: np.ndarray, accuracy: Accuracy | None = None) -> fl
     the reference's own rounding to float32 err by at most 2**-24 relative while the
     partial products stay normal (the stimuli keep them so: verify.stimulus); for a mean
     (bound ``mean``), the sum's bound over n plus half an ulp for float(n) and half an ulp
-    for the quotient: ``2**-24 * sum(|x|) + 2**-23 * sum(|x|) / n``."""
+    for the quotient: ``2**-24 * sum(|x|) + 2**-23 * sum(|x|) / n``. ``body_ulps``: the
+    elementwise body's inexact ops (``sum(sigmoid(x))``) may give each reduced value that
+    many ulps off the reference's, which the bound adds: ``body_ulps * sum(ulp(x))`` for a
+    sum, over n for a mean, ``n * body_ulps * 2**-23 * |prod(x)|`` for a product."""
     wide = np.abs(reduced.astype(np.float64))
     bound = "sum" if accuracy is None else accuracy.bound
     with np.errstate(all="ignore"):
         magnitude = float(np.prod(wide) if bound == "product" else np.sum(wide))
+    body = 0.0
+    if body_ulps:
+        with np.errstate(all="ignore"):
+            spacing = np.spacing(np.abs(reduced.astype(np.float32))).astype(np.float64)
+            body = body_ulps * (2 * _F32_EPS_HALF * reduced.size * magnitude
+                                if bound == "product" else float(np.sum(spacing)))
     if bound == "mean":
         # The sum's bound over n, then float(n) and the quotient, each rounded once (half
         # an ulp, at most 2**-24 of |sum| / n <= sum(|x|) / n, each).
         n = max(reduced.size, 1)
         return (_F32_EPS_HALF * magnitude + 2 * _F32_EPS_HALF * magnitude / n
-                + _F32_MIN_SUBNORMAL)
-    return reduced.size * _F32_EPS_HALF * magnitude + _F32_MIN_SUBNORMAL
+                + body / n + _F32_MIN_SUBNORMAL)
+    return reduced.size * _F32_EPS_HALF * magnitude + body + _F32_MIN_SUBNORMAL
 
 
 def compare(
@@ -86,14 +96,16 @@ def compare(
     actual: np.ndarray,
     accuracy: Accuracy,
     reduced: np.ndarray | None = None,
+    body_ulps: int = 0,
 ) -> Verdict:
     """Compare ``actual`` with ``expected`` under ``accuracy``.
 
     Any NaN matches any NaN (hardware returns the canonical quiet NaN). For a
     ``reduction`` accuracy, ``reduced`` holds the values that were reduced, which set the
-    error bound (:func:`reduction_bound`).
+    error bound (:func:`reduction_bound`, with the body's ``body_ulps``).
     """
-    bad, max_ulp = _misses(np.asarray(expected), np.asarray(actual), accuracy, reduced)
+    bad, max_ulp = _misses(np.asarray(expected), np.asarray(actual), accuracy, reduced,
+                           body_ulps)
     return _verdict(np.asarray(expected), np.asarray(actual), bad, str(accuracy), max_ulp)
 
 
@@ -103,14 +115,15 @@ def _components(x: np.ndarray) -> np.ndarray:
 
 
 def _misses(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy,
-            reduced: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+            reduced: np.ndarray | None = None, body_ulps: int = 0) -> tuple[np.ndarray, int]:
     """Which elements of ``actual`` miss ``expected`` under ``accuracy``, and the largest
     ulp distance among the finite ones (ulp accuracy only)."""
     if expected.shape != actual.shape:
         raise ValueError(f"shape mismatch: expected {expected.shape}, got {actual.shape}")
     if np.issubdtype(expected.dtype, np.complexfloating):
         # Each float32 component by the float rule; an element passes when both do.
-        bad, max_ulp = _misses(_components(expected), _components(actual), accuracy, reduced)
+        bad, max_ulp = _misses(_components(expected), _components(actual), accuracy, reduced,
+                               body_ulps)
         return np.asarray(bad.any(axis=-1)), max_ulp
     if not np.issubdtype(expected.dtype, np.floating):
         return expected != actual, 0
@@ -125,7 +138,7 @@ def _misses(expected: np.ndarray, actual: np.ndarray, accuracy: Accuracy,
         return ~(both_nan | same_bits | (finite & (distance <= accuracy.ulps))), max_ulp
     if reduced is None:
         raise ValueError("a reduction comparison needs the reduced values")
-    bound = reduction_bound(reduced, accuracy)
+    bound = reduction_bound(reduced, accuracy, body_ulps)
     with np.errstate(invalid="ignore"):
         error = np.abs(expected.astype(np.float64) - actual.astype(np.float64))
         close = np.isfinite(expected) & (error <= bound)
@@ -161,7 +174,8 @@ def judge(kernel: Kernel, dtype_name: str, case: Case, actual: np.ndarray) -> Ve
     if not inner or len(inner) > MAX_FOLLOWED:
         reduced = (reference.reduction_operand(kernel, dtype_name, case)
                    if kernel.is_reduction else None)
-        return compare(expected, actual, kernel.accuracy(dtype_name), reduced)
+        return compare(expected, actual, kernel.accuracy(dtype_name), reduced,
+                       kernel.body_ulps(dtype_name) if reduced is not None else 0)
     root = kernel.graph(dtype_name)
     at_root = root.op.accuracy_for(dtype_name) if isinstance(root, expr.Apply) else EXACT
     return _followed(expected, actual, at_root, inner,

@@ -136,7 +136,8 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     accuracy = kernel.accuracy(dtype_name)
     if accuracy.kind == "reduction":
         reduced = oracle.reduction_operand(kernel, dtype_name, case)
-        parts.append(np.float64(compare.reduction_bound(reduced, accuracy)).tobytes())
+        bound = compare.reduction_bound(reduced, accuracy, kernel.body_ulps(dtype_name))
+        parts.append(np.float64(bound).tobytes())
     path.write_bytes(b"".join(parts))
 
 

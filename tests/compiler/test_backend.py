@@ -1,0 +1,194 @@
+"""torch.compile(backend="fpgakern") end to end on sw_emu: results, report, transfers,
+the compile cache, fallbacks and strict mode."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import warnings
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import fpgakern.compiler as fc  # noqa: E402
+from fpgakern.compiler import specs  # noqa: E402
+from fpgakern.ir.ops import row_sum_depth  # noqa: E402
+from fpgakern.runtime.torch_ops import FallbackWarning  # noqa: E402
+
+from .models import D, MlpBlock  # noqa: E402
+
+ROWS = 8
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("compile-cache")
+
+
+def compiled(model, cache: Path, **options):
+    torch._dynamo.reset()
+    return torch.compile(model, backend="fpgakern",
+                         options={"target": "sw_emu", "cache_dir": str(cache), **options})
+
+
+
+
+def test_the_backend_is_an_entry_point():
+    names = [e.name for e in entry_points(group="torch_dynamo_backends")]
+    assert "fpgakern" in names
+    assert "fpgakern" in torch._dynamo.list_backends(exclude_tags=())
+
+
+def test_mlp_block_runs_its_fused_kernels_within_their_bounds(cache):
+    torch.manual_seed(0)
+    model = MlpBlock().eval()
+    x = torch.randn(ROWS, D)
+    run = compiled(model, cache)
+    with torch.no_grad():
+        got = run(x)
+        report = fc.last_report()
+        assert report is not None and report.graph is not None
+        assert [k.kind for k in report.running] == ["row_map", "reduction"]
+        assert {x.node for x in report.left_out} == {"t", "addmm"}
+        # Every element of the normalized tensor within the fused kernel's rows bound, and
+        # the sum within the float sum's bound over them: the eager result is within both.
+        h = model.ln(torch.relu(torch.nn.functional.silu(model.fc(x)) + model.bias + x))
+        want = h.sum()
+    spec_text = report.kernels[0].spec.read_text()
+    assert "accuracy:" in spec_text
+    accuracy = _stated(spec_text)
+    ulp = np.spacing(np.abs(h.numpy())).astype(np.float64)
+    row_ulp = np.spacing(np.abs(h.numpy()).max(axis=-1, keepdims=True)).astype(np.float64)
+    per_element = accuracy["ulps"] * ulp + (
+        accuracy["row_ulps"] + accuracy["sum_ulps"] * row_sum_depth(D)) * row_ulp
+    bound = per_element.sum() + h.numel() * 2.0**-24 * h.abs().sum().item()
+    assert abs(got.item() - want.item()) <= bound
+    assert got.dtype == torch.float32 and got.shape == want.shape
+
+
+def _stated(text: str) -> dict[str, int]:
+    import yaml
+    return yaml.safe_load(text)["accuracy"]
+
+
+def test_data_stays_on_the_device_between_kernels(cache):
+    torch.manual_seed(1)
+    model = MlpBlock().eval()
+    run = compiled(model, cache)
+    x = torch.randn(ROWS, D)
+    with torch.no_grad():
+        run(x)
+        first = fc.last_report().last_call
+        # addmm (from torch), x, and the block's three parameters go to the device; the
+        # row kernel's result stays there for the sum; only the sum's partial comes back.
+        assert (first.kernel_calls, first.transfers.to_device, first.transfers.from_device) \
+            == (2, 5, 1)
+        assert first.transfers.to_device_bytes == 2 * ROWS * D * 4 + 3 * D * 4
+        run(x)  # the same x and parameters, unchanged: only addmm is new
+        assert fc.last_report().last_call.transfers.to_device == 1
+        run(torch.randn(ROWS, D))
+        assert fc.last_report().last_call.transfers.to_device == 2
+        model.bias.add_(1.0)  # a changed parameter goes again
+        run(x)
+        assert fc.last_report().last_call.transfers.to_device == 3
+
+
+def test_a_torch_node_between_two_kernels_reads_back_once(cache):
+    def f(x):
+        e = torch.exp(x)
+        return torch.tanh(e @ e.t()).sum() + e.sum()
+    x = torch.randn(6, 6) * 0.1
+    run = compiled(f, cache)
+    with torch.no_grad():
+        got = run(x)
+        call = fc.last_report().last_call
+    assert got.item() == pytest.approx(f(x).item(), rel=1e-5)
+    # exp's result is read back once for the matmul, though two nodes use it.
+    assert call.transfers.from_device >= 1
+    assert call.kernel_calls == len(fc.last_report().running)
+
+
+def test_second_compile_in_a_fresh_process_builds_nothing(cache):
+    script = textwrap.dedent(f"""
+        import json, sys, torch
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from models import MlpBlock, D
+        import fpgakern.compiler as fc
+        torch.manual_seed(0)
+        run = torch.compile(MlpBlock().eval(), backend="fpgakern",
+                            options={{"target": "sw_emu", "cache_dir": {str(cache)!r}}})
+        with torch.no_grad():
+            run(torch.randn(8, D))
+        r = fc.last_report()
+        print(json.dumps({{"run": r.tasks_run, "cached": r.tasks_cached,
+                          "kernels": len(r.running)}}))
+    """)
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+    last = json.loads(out.stdout.strip().splitlines()[-1])
+    assert last == {"run": 0, "cached": 4, "kernels": 2}
+
+
+def test_a_changed_model_builds_only_its_new_kernel(cache):
+    def f(x):
+        return torch.sigmoid(x).sum()
+
+    def g(x):
+        return torch.sigmoid(x).sum() * 2 + torch.cos(x).mean()
+    x = torch.randn(40)
+    with torch.no_grad():
+        compiled(f, cache)(x)
+        compiled(g, cache)(x)
+    report = fc.last_report()
+    assert len(report.running) == 2
+    assert report.tasks_run == 2  # cos's mean: hls and csim; sigmoid's sum was built
+
+
+def test_a_kernel_that_fails_to_build_leaves_its_nodes_to_torch(cache, monkeypatch):
+    # A bound no float kernel meets: the fused row kernel fails its C simulation.
+    monkeypatch.setattr(specs, "_accuracy", lambda terms: {"ulps": 0, "row_ulps": 0,
+                                                         "sum_ulps": 0})
+    x = torch.randn(4, 32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.no_grad():
+            got = compiled(lambda t: torch.softmax(t * 3.0, -1), cache)(x)
+    report = fc.last_report()
+    assert report.kernels and report.kernels[0].problem is not None
+    assert "csim step failed" in report.kernels[0].problem
+    assert {x.node for x in report.left_out} == {"mul", "_softmax"}
+    assert any(issubclass(w.category, FallbackWarning) for w in caught)
+    assert torch.equal(got, torch.softmax(x * 3.0, -1))
+
+
+def test_strict_mode_raises_on_the_first_unsupported_node(cache):
+    with pytest.raises(Exception, match=r"node t \(aten.t.default\) cannot run on "
+                                        r"fpgakern: no fpgakern kernel"):
+        with torch.no_grad():
+            compiled(MlpBlock().eval(), cache, strict=True)(torch.randn(2, D))
+
+
+def test_strict_mode_passes_a_graph_it_runs_whole(cache):
+    x = torch.randn(3, 16)
+    with torch.no_grad():
+        got = compiled(lambda t: torch.relu(t) * 2.0, cache, strict=True)(x)
+    assert torch.equal(got, torch.relu(x) * 2.0)
+    assert not fc.last_report().left_out
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"targets": "sw_emu"}, "unknown option"),
+    ({"target": "fpga"}, "target 'fpga'"),
+    ({"rung": 9}, "rung 9"),
+])
+def test_bad_options_are_one_line_errors(cache, options, message):
+    with pytest.raises(Exception, match=message):
+        compiled(lambda t: t + 1, cache, **options)(torch.randn(4))
