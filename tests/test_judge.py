@@ -173,14 +173,14 @@ def test_a_per_channel_let_with_an_inexact_op_is_followed(tmp_path, write_spec):
         verdict = compare.judge_shaped(kernel, "float32", tensors, {}, chosen)
         assert verdict.passed == passes, verdict.summary()
     assert compare.judge_shaped(kernel, "float32", tensors, {}, exact).passed
-    assert compare.shaped_accuracy(kernel, "float32") == ops.EXACT  # sub's, at the root
+    assert compare.followed_accuracy(kernel, "float32") == ops.EXACT  # sub's, at the root
 
 
 def test_batch_norm_is_still_judged_bit_for_bit(library):
     """No inexact op: nothing to follow, and one ulp off anywhere fails."""
     kernel = library.get("nn_ops/batch_norm")
     assert compare.followed_applications(kernel, "float32") == []
-    assert compare.shaped_accuracy(kernel, "float32") == ops.EXACT
+    assert compare.followed_accuracy(kernel, "float32") == ops.EXACT
     case = next(c for c in shaped_stimulus.cases(kernel, DTYPES["float32"])
                 if c.label == "random_c17_inner1")
     exact = reference.shaped_expected(kernel, "float32", case.tensors, case.scalars)
@@ -190,3 +190,30 @@ def test_batch_norm_is_still_judged_bit_for_bit(library):
     off.flat[5] = reference.step_ulps(off.flat[5:6], 1)[0]
     verdict = compare.judge_shaped(kernel, "float32", case.tensors, case.scalars, off)
     assert not verdict.passed and verdict.mismatch_count == 1
+
+
+def test_elementwise_and_broadcast_kernels_follow_by_one_rule(tmp_path, write_spec, library):
+    """Kernel.followed_applications, which the judges and the testbenches share: an
+    elementwise kernel's inner sigmoid is followed and its results held to relu's bound
+    (exact); four inner inexact ops are more than MAX_FOLLOWED (their bounds add); a
+    reduction, or an op at the root only, has none to follow."""
+    silu_plus = _kernel(tmp_path, write_spec, "silu_plus", "a, b", "relu(a * sigmoid(a) + b)")
+    assert [a.op.name for a in compare.followed_applications(silu_plus, "float32")] == \
+        ["sigmoid"]
+    assert compare.followed_accuracy(silu_plus, "float32") == ops.EXACT
+    many = _kernel(tmp_path, write_spec, "many", "x", "exp(x) + exp(x * 2) + exp(x * 3) + "
+                   "exp(x * 4)")
+    assert len(reference.inexact_inner_applications(many, "float32")) == 4 > \
+        compare.MAX_FOLLOWED
+    assert compare.followed_applications(many, "float32") == []
+    assert compare.followed_accuracy(many, "float32") == many.accuracy("float32")
+    root = _kernel(tmp_path, write_spec, "ex", "x", "exp(x * 2)")
+    assert compare.followed_applications(root, "float32") == []
+    assert compare.followed_applications(library.get("reduce_ops/sum"), "float32") == []
+    # silu_plus's case where b cancels a * sigmoid(a): sigmoid 2 ulps off passes, 3 not.
+    a = np.array([0.5, 4.0, 0.75], F32)
+    s = ops.op("sigmoid").reference(a)
+    case = Case("cancelling", {"a": a, "b": -(a * s - F32(1e-6))}, {})
+    for ulps, passes in ((2, True), (-2, True), (3, False)):
+        chosen = np.maximum(a * reference.step_ulps(s, ulps) + case.tensors["b"], F32(0))
+        assert compare.judge(silu_plus, "float32", case, chosen).passed == passes

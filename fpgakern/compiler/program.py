@@ -81,7 +81,7 @@ class CompiledGraph:
             else:
                 args_ = fx.node.map_arg(node.args, lambda n: self._host(env[n], on_host))
                 kwargs = fx.node.map_arg(node.kwargs, lambda n: self._host(env[n], on_host))
-                env[node] = node.target(*args_, **kwargs)  # type: ignore[operator]
+                env[node] = node.target(*args_, **kwargs)
         stats.transfers = self.device.transfers - before
         self.last_call = stats
         return result

@@ -156,7 +156,7 @@ def build_spec(terms: list[Term]) -> FusedSpec:
     text = yaml.safe_dump(body, sort_keys=False, width=10_000)
     name = NAME_PREFIX + hashlib.sha256(text.encode()).hexdigest()[:12]
     body["kernel"] = name
-    final = (f"# Written by fpgakern's torch.compile backend; its name is a hash of the rest.\n"
+    final = ("# Written by fpgakern's torch.compile backend; its name is a hash of the rest.\n"
              + yaml.safe_dump(body, sort_keys=False, width=10_000))
     return FusedSpec(name, final, tuple(inputs), tuple(t.node for t in terms), kind,
                      problem, pending)

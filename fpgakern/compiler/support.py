@@ -64,10 +64,12 @@ class Term:
 
     ``text`` is its value over its operands, each written as ``_k`` for operand k
     (:func:`operand`), and ``lets`` its own named steps (layer_norm's ``centered`` and
-    ``rstd``), named ``_self_<step>`` (:func:`own`) until the spec names the node. ``role`` says how it may fuse: ``elementwise`` (its result has
-    the shape of its main operand), ``row`` (a row kernel's per-element result: softmax),
-    ``row_stat`` (one value per row, kept as ``(*, 1)``), ``row_reduction`` (one value per
-    row, the dimension dropped) or ``reduction`` (one value)."""
+    ``rstd``), named ``_self_<step>`` (:func:`own`) until the spec names the node.
+    ``role`` says how it may fuse: ``elementwise`` (its result has the shape of its main
+    operand), ``row`` (a row kernel's per-element result: softmax), ``row_stat`` (one
+    value per row, kept as ``(*, 1)``), ``row_reduction`` (one value per row, the
+    dimension dropped), ``reduction`` (one value) or ``pick`` (a row kernel's result
+    picked from the tuple its aten operator returns)."""
 
     node: fx.Node
     text: str
@@ -277,12 +279,12 @@ def _elementwise(node: fx.Node, op: torch._ops.OpOverload, kernel: Kernel,
         if literal is None:
             return f"{keyword}={value!r} is not a finite number"
         names[scalar.name] = literal
-    for argument in op._schema.arguments:
-        if argument.name in used or argument.name not in bound:
+    for option in op._schema.arguments:
+        if option.name in used or option.name not in bound:
             continue
-        default = argument.default_value if argument.has_default_value() else None
-        if bound[argument.name] != default:
-            return (f"option {argument.name}={bound[argument.name]!r} is not what "
+        default = option.default_value if option.has_default_value() else None
+        if bound[option.name] != default:
+            return (f"option {option.name}={bound[option.name]!r} is not what "
                     f"{kernel.qualname} computes")
     problem = _shape_reason(node, out, operands, row_stats=True)
     if problem is not None:

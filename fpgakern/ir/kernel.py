@@ -10,7 +10,7 @@ from typing import Literal
 from fpgakern.ir import expr, fft
 from fpgakern.ir import shapes as shape_rules
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES, DType
-from fpgakern.ir.ops import Accuracy, Op
+from fpgakern.ir.ops import EXACT, Accuracy, Op
 
 # What shape of computation a kernel is; every generator and checker dispatches on it,
 # never on the folder (category) a spec sits in. Three need a spec's ``shapes``
@@ -20,6 +20,11 @@ KernelKind = Literal["elementwise", "reduction", "broadcast", "row_reduction", "
 KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction", "broadcast", "row_reduction",
                                  "row_map", "transform")
 SHAPED_KINDS: tuple[KernelKind, ...] = ("broadcast", "row_reduction", "row_map")
+
+# The judges (fpgakern.verify.compare) and the C-simulation testbenches follow up to this
+# many inner inexact applications exactly ((2k + 1)^m evaluations of the reference, 125 at
+# most with k = 2); beyond, their bounds add (Kernel.followed_applications).
+MAX_FOLLOWED = 3
 
 
 @dataclass(frozen=True)
@@ -195,6 +200,50 @@ class Kernel:
         adds for every reduced value (verify.compare.reduction_bound)."""
         return sum(op.accuracy_for(dtype_name).ulps for op in self.ops_used(dtype_name)
                    if op.kind != "reduce" and op.accuracy_for(dtype_name).kind == "ulp")
+
+    def inexact_inner_applications(self, dtype_name: str) -> list[expr.Apply]:
+        """The applications of ulp-bounded ops whose results feed another op (not the
+        root): where the hardware may pick another float than the reference, within the
+        op's bound, and the ops after it carry the difference on. For a broadcast kernel,
+        those of its stages: each per-channel value's, its root included (the body uses
+        it), and the body's below its root."""
+        staged = self.staged(dtype_name)
+        if staged is not None and staged.kind == "broadcast":
+            roots = [*(value.node for value in staged.channel_values), staged.body]
+            outer: expr.Node = staged.body
+        else:
+            roots = [self.graph(dtype_name)]
+            outer = roots[0]
+        found: dict[int, expr.Apply] = {}
+        for root in roots:
+            for node in root.walk():
+                if (node is not outer and isinstance(node, expr.Apply)
+                        and node.op.accuracy_for(dtype_name).kind == "ulp"):
+                    found.setdefault(id(node), node)
+        return list(found.values())
+
+    def followed_applications(self, dtype_name: str) -> list[expr.Apply]:
+        """The inner inexact applications the judges follow within their bounds (the
+        result then held to its root's bound of the reference or of an alternative with
+        them moved): those of an elementwise or broadcast kernel with an ulp accuracy, up
+        to MAX_FOLLOWED of them; else none (reductions, transforms, row kinds, more)."""
+        staged = self.staged(dtype_name)
+        if (self.transform is not None or self.is_reduction
+                or (staged is not None and staged.kind != "broadcast")
+                or self.accuracy(dtype_name).kind != "ulp"):
+            return []
+        inner = self.inexact_inner_applications(dtype_name)
+        return inner if len(inner) <= MAX_FOLLOWED else []
+
+    def followed_root_accuracy(self, dtype_name: str) -> Accuracy:
+        """The bound each result is held to, from the reference or one of its
+        alternatives: the root's where the judges follow inner applications
+        (:meth:`followed_applications`), else the kernel's accuracy."""
+        if not self.followed_applications(dtype_name):
+            return self.accuracy(dtype_name)
+        staged = self.staged(dtype_name)
+        root = staged.body if staged is not None else self.graph(dtype_name)
+        return root.op.accuracy_for(dtype_name) if isinstance(root, expr.Apply) else EXACT
 
     def ops_used(self, dtype_name: str) -> list[Op]:
         """Each op the expression applies, once, in evaluation order."""

@@ -8,15 +8,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fpgakern.ir import expr
+from fpgakern.ir import kernel as kernel_rules
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ir.ops import EXACT, Accuracy, row_sum_depth
 from fpgakern.verify import reference
 from fpgakern.verify.stimulus import Case
 
 MAX_REPORTED = 5
-# judge(): up to this many inexact operations inside an expression are followed exactly
-# ((2k + 1)^m evaluations of the reference, 125 at most with k = 2); beyond, their bounds add.
-MAX_FOLLOWED = 3
+# judge(), judge_shaped(): up to this many inexact operations inside an expression are
+# followed exactly (fpgakern.ir.kernel.MAX_FOLLOWED); beyond, their bounds add.
+MAX_FOLLOWED = kernel_rules.MAX_FOLLOWED
 _F32_EPS_HALF = 2.0**-24
 _F32_MIN_SUBNORMAL = float(np.finfo(np.float32).smallest_subnormal)
 
@@ -169,16 +170,13 @@ def judge(kernel: Kernel, dtype_name: str, case: Case, actual: np.ndarray) -> Ve
     expected = reference.expected_output(kernel, dtype_name, case)
     if kernel.transform is not None:  # fpgakern.ir.fft's float32 algorithm, bit for bit
         return compare(expected, actual, EXACT)
-    inner = [] if kernel.is_reduction else reference.inexact_inner_applications(kernel,
-                                                                                dtype_name)
-    if not inner or len(inner) > MAX_FOLLOWED:
+    inner = followed_applications(kernel, dtype_name)
+    if not inner:
         reduced = (reference.reduction_operand(kernel, dtype_name, case)
                    if kernel.is_reduction else None)
         return compare(expected, actual, kernel.accuracy(dtype_name), reduced,
                        kernel.body_ulps(dtype_name) if reduced is not None else 0)
-    root = kernel.graph(dtype_name)
-    at_root = root.op.accuracy_for(dtype_name) if isinstance(root, expr.Apply) else EXACT
-    return _followed(expected, actual, at_root, inner,
+    return _followed(expected, actual, followed_accuracy(kernel, dtype_name), inner,
                      reference.perturbed_outputs(kernel, dtype_name, case, inner))
 
 
@@ -265,27 +263,20 @@ def judge_shaped(kernel: Kernel, dtype_name: str, tensors: dict[str, np.ndarray]
     if not inner:
         return compare(expected.ravel(), np.asarray(actual).ravel(), accuracy)
     return _followed(expected.ravel(), np.asarray(actual).ravel(),
-                     shaped_accuracy(kernel, dtype_name), inner,
+                     followed_accuracy(kernel, dtype_name), inner,
                      (alternative.ravel() for alternative in reference.perturbed_shaped_outputs(
                          kernel, dtype_name, tensors, scalars, inner)))
 
 
 def followed_applications(kernel: Kernel, dtype_name: str) -> list[expr.Apply]:
-    """A broadcast kernel's inner inexact applications :func:`judge_shaped` follows: up to
-    MAX_FOLLOWED of them (reference.inexact_inner_applications), else none."""
-    staged = kernel.staged(dtype_name)
-    if staged is None or staged.kind != "broadcast" or kernel.accuracy(dtype_name).kind != "ulp":
-        return []
-    inner = reference.inexact_inner_applications(kernel, dtype_name)
-    return inner if len(inner) <= MAX_FOLLOWED else []
+    """The inner inexact applications :func:`judge` (an elementwise kernel) and
+    :func:`judge_shaped` (a broadcast one) follow within their bounds: up to MAX_FOLLOWED
+    of them (:meth:`Kernel.followed_applications`), else none."""
+    return kernel.followed_applications(dtype_name)
 
 
-def shaped_accuracy(kernel: Kernel, dtype_name: str) -> Accuracy:
-    """The bound :func:`judge_shaped` holds each result of a shaped kernel to, from the
-    reference or one of its followed alternatives: the root's where it follows inner
+def followed_accuracy(kernel: Kernel, dtype_name: str) -> Accuracy:
+    """The bound :func:`judge` and :func:`judge_shaped` hold each result to, from the
+    reference or one of its followed alternatives: the root's where they follow inner
     applications (:func:`followed_applications`), else the kernel's accuracy."""
-    staged = kernel.staged(dtype_name)
-    if staged is None or not followed_applications(kernel, dtype_name):
-        return kernel.accuracy(dtype_name)
-    root = staged.body
-    return root.op.accuracy_for(dtype_name) if isinstance(root, expr.Apply) else EXACT
+    return kernel.followed_root_accuracy(dtype_name)

@@ -19,12 +19,13 @@ compare with torch's (the default reference). The generated kernel is the same.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from fpgakern import paths
 from fpgakern.backends.hls import HlsSources
@@ -33,6 +34,7 @@ from fpgakern.errors import ToolError, UsageError
 from fpgakern.ir import fft, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel
+from fpgakern.ir.ops import Accuracy
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
@@ -117,7 +119,12 @@ def compile_testbench(sources: HlsSources, *, flush_subnormals: bool = False) ->
 def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = False) -> None:
     """The testbench's case file: int32 n, the scalars, each input's elements, then the
     reference result the testbench checks the kernel's against (and, for a float
-    reduction, the float64 error bound)."""
+    reduction, the float64 error bound; for a kernel whose inner inexact applications
+    compare.judge follows, the block :func:`write_shaped_case` writes for a broadcast
+    kernel: the int32 ulps each result may be from the reference or an alternative, the
+    int32 number of alternatives and each one's results). With ``flush_subnormals`` that
+    block holds the kernel's summed ulps and no alternative: the flushing reference is
+    not followed."""
     if case.size > plan.max_test_elements:
         raise ValueError(f"case {case.label}: {case.size} elements; the testbench takes at "
                          f"most {plan.max_test_elements} (Plan.max_test_elements)")
@@ -138,6 +145,14 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
         reduced = oracle.reduction_operand(kernel, dtype_name, case)
         bound = compare.reduction_bound(reduced, accuracy, kernel.body_ulps(dtype_name))
         parts.append(np.float64(bound).tobytes())
+    inner = compare.followed_applications(kernel, dtype_name)
+    if inner and flush_subnormals:  # flush's reference is not followed: the summed bound
+        parts += _follow_block(accuracy, [], kernel.output_dtype(dtype_name).numpy)
+    elif inner:
+        parts += _follow_block(compare.followed_accuracy(kernel, dtype_name),
+                               _alternatives(expected, reference.perturbed_outputs(
+                                   kernel, dtype_name, case, inner)),
+                               kernel.output_dtype(dtype_name).numpy)
     path.write_bytes(b"".join(parts))
 
 
@@ -204,21 +219,31 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
         row_ulps = compare.row_ulps_for(accuracy, size_values["cols"])
         parts.append(np.float64(row_ulps).tobytes())
     if kernel.kind == "broadcast" and accuracy.kind == "ulp":
-        alternatives = _alternatives(case, plan, expected)
-        parts.append(np.asarray([compare.shaped_accuracy(kernel, plan.dtype.name).ulps,
-                                 len(alternatives)], dtype=np.int32).tobytes())
-        parts += [np.ascontiguousarray(a, dtype=element).tobytes() for a in alternatives]
+        inner = compare.followed_applications(kernel, plan.dtype.name)
+        parts += _follow_block(compare.followed_accuracy(kernel, plan.dtype.name),
+                               _alternatives(expected, reference.perturbed_shaped_outputs(
+                                   kernel, plan.dtype.name, case.tensors, case.scalars,
+                                   inner)), element)
     path.write_bytes(b"".join(parts))
 
 
-def _alternatives(case: ShapedCase, plan: Plan, expected: np.ndarray) -> list[np.ndarray]:
-    """The distinct results of the reference with the applications compare.judge_shaped
-    follows moved within their bounds, other than ``expected`` (bit patterns compared)."""
-    inner = compare.followed_applications(plan.kernel, plan.dtype.name)
+def _follow_block(accuracy: Accuracy, alternatives: list[np.ndarray],
+                  element: npt.DTypeLike) -> list[bytes]:
+    """What a case file ends with where the judge follows inner inexact applications
+    (hls_templates/common/macros.j2, read_alternatives): int32 ulps each result may be
+    from the reference or an alternative, int32 number of alternatives, each one's
+    results."""
+    return [np.asarray([accuracy.ulps, len(alternatives)], dtype=np.int32).tobytes(),
+            *(np.ascontiguousarray(a, dtype=element).tobytes() for a in alternatives)]
+
+
+def _alternatives(expected: np.ndarray, outputs: Iterator[np.ndarray]) -> list[np.ndarray]:
+    """The distinct results among ``outputs`` (the reference with the applications
+    compare.judge or judge_shaped follows moved within their bounds) other than
+    ``expected`` (bit patterns compared)."""
     seen = {np.ascontiguousarray(expected).tobytes()}
     found = []
-    for alternative in reference.perturbed_shaped_outputs(plan.kernel, plan.dtype.name,
-                                                          case.tensors, case.scalars, inner):
+    for alternative in outputs:
         key = np.ascontiguousarray(alternative).tobytes()
         if key not in seen:
             seen.add(key)
@@ -245,14 +270,18 @@ class Oracle(Protocol):
 
 
 def _judge(plan: Plan, case: Case, actual: np.ndarray, oracle: Oracle) -> compare.Verdict:
-    """``actual`` against ``oracle``'s expected output."""
+    """``actual`` against ``oracle``'s expected output: against the reference as
+    compare.judge judges it (inner inexact applications followed, as the testbench does
+    with the case's alternatives), against flush's under the kernel's accuracy."""
     dtype_name = plan.dtype.name
     accuracy = compare.accuracy_of(plan.kernel, dtype_name)
     expected = oracle.expected_output(plan.kernel, dtype_name, case)
-    reduced = (oracle.reduction_operand(plan.kernel, dtype_name, case)
-               if plan.kernel.is_reduction else None)
     if actual.shape != expected.shape:
         return compare.Verdict(False, expected.size, str(accuracy), mismatch_count=1)
+    if oracle is reference:
+        return compare.judge(plan.kernel, dtype_name, case, actual)
+    reduced = (oracle.reduction_operand(plan.kernel, dtype_name, case)
+               if plan.kernel.is_reduction else None)
     return compare.compare(expected, actual, accuracy, reduced)
 
 

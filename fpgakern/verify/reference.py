@@ -65,25 +65,10 @@ def step_ulps(values: np.ndarray, ulps: int) -> np.ndarray:
 
 
 def inexact_inner_applications(kernel: Kernel, dtype_name: str) -> list[expr.Apply]:
-    """The applications of ulp-bounded ops whose results feed another op (not the root):
-    where the hardware may pick another float than the reference, within the op's bound,
-    and the ops after it carry the difference on. For a broadcast kernel, those of its
-    stages (:func:`shaped_expected`): each per-channel value's, its root included (the
-    body uses it), and the body's below its root."""
-    staged = kernel.staged(dtype_name)
-    if staged is not None and staged.kind == "broadcast":
-        roots = [*(value.node for value in staged.channel_values), staged.body]
-        outer: expr.Node = staged.body
-    else:
-        roots = [kernel.graph(dtype_name)]
-        outer = roots[0]
-    found: dict[int, expr.Apply] = {}
-    for root in roots:
-        for node in root.walk():
-            if (node is not outer and isinstance(node, expr.Apply)
-                    and node.op.accuracy_for(dtype_name).kind == "ulp"):
-                found.setdefault(id(node), node)
-    return list(found.values())
+    """The applications of ulp-bounded ops whose results feed another op
+    (:meth:`Kernel.inexact_inner_applications`): for a broadcast kernel, those of its
+    stages (:func:`shaped_expected`)."""
+    return kernel.inexact_inner_applications(dtype_name)
 
 
 def ulp_offsets(dtype_name: str, applications: list[expr.Apply]) -> Iterator[dict[int, int]]:

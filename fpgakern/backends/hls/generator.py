@@ -81,6 +81,9 @@ def context(plan: Plan) -> dict[str, object]:
         # A shaped kernel's stages (broadcast, row kinds), None for the others.
         "s": ShapedSpelling(plan) if plan.kernel.staged(plan.dtype.name) else None,
         "accuracy": plan.kernel.accuracy(plan.dtype.name),
+        # The judges follow inner inexact applications within their bounds: the flat
+        # testbench then takes each case's ulps and alternatives (common/macros.j2).
+        "follows": bool(plan.kernel.followed_applications(plan.dtype.name)),
         "spec_path": f"kernel_specs/{plan.kernel.category}/{plan.kernel.source.name}",
     }
 
