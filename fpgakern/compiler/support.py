@@ -222,6 +222,9 @@ def lower(node: fx.Node) -> Term | Unsupported:
     out, problem = _common(node)
     if problem is not None or out is None:
         return Unsupported(node, problem or "no result")
+    if out.dim() == 0 and name not in REDUCTIONS:
+        return Unsupported(node, "a 0-d result: scalar arithmetic stays in torch (on the "
+                                 "device it would cost more transfers than it computes)")
     if name in ROW_KERNELS:
         return _row_kernel(node, op, ROW_KERNELS[name], out)
     if name in REDUCTIONS:
