@@ -298,7 +298,10 @@ def _elementwise(node: fx.Node, op: torch._ops.OpOverload, kernel: Kernel,
 
 def simplify(text: str) -> str:
     """``fma(1, b, a)`` (torch's add with alpha 1) as ``a + b``, and ``fma(-1, b, a)`` as
-    ``a - b``: the same single rounding, in the form a reader expects."""
+    ``a - b``: the same single rounding, in the form a reader expects. ``pow(a, 2)`` as
+    ``a * a`` and ``pow(a, 0.5)`` as ``sqrt(a)``: what torch's pow computes for those
+    exponents (its scalar-exponent fast paths), where the pow operator would be within
+    its ulps."""
     tree = ast.parse(text, mode="eval")
 
     class Fold(ast.NodeTransformer):
@@ -310,6 +313,13 @@ def simplify(text: str) -> str:
                 if scale in (1.0, -1.0):
                     op: ast.operator = ast.Add() if scale == 1.0 else ast.Sub()
                     return ast.BinOp(node.args[2], op, node.args[1])
+            if (isinstance(node.func, ast.Name) and node.func.id == "pow"
+                    and len(node.args) == 2 and isinstance(node.args[0], ast.Name)):
+                exponent = _number(node.args[1])
+                if exponent == 2.0:
+                    return ast.BinOp(node.args[0], ast.Mult(), node.args[0])
+                if exponent == 0.5:
+                    return ast.Call(ast.Name("sqrt", ast.Load()), [node.args[0]], [])
             return node
 
     return ast.unparse(Fold().visit(tree))
