@@ -45,22 +45,28 @@ def test_the_backend_is_an_entry_point():
     assert "fpgakern" in torch._dynamo.list_backends(exclude_tags=())
 
 
-def test_mlp_block_runs_its_fused_kernels_within_their_bounds(cache):
+@pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
+def test_mlp_block_runs_its_fused_kernels_within_their_bounds(cache, target):
     torch.manual_seed(0)
     model = MlpBlock().eval()
     x = torch.randn(ROWS, D)
-    run = compiled(model, cache)
+    run = compiled(model, cache, target=target)
     with torch.no_grad():
         got = run(x)
         report = fc.last_report()
         assert report is not None and report.graph is not None
-        assert [k.kind for k in report.running] == ["row_map", "reduction"]
+        assert report.running[-1].kind == "reduction"
+        assert "row_map" in [k.kind for k in report.running]
         assert {x.node for x in report.left_out} == {"t", "addmm"}
+        call = report.last_call
+        assert call is not None and (call.transfers.to_device, call.transfers.from_device) \
+            == (5, 1)
+        assert (call.cycles is not None) == (target == "hw_emu")
         # Every element of the normalized tensor within the fused kernel's rows bound, and
         # the sum within the float sum's bound over them: the eager result is within both.
         h = model.ln(torch.relu(torch.nn.functional.silu(model.fc(x)) + model.bias + x))
         want = h.sum()
-    spec_text = report.kernels[0].spec.read_text()
+    spec_text = next(k for k in report.running if k.kind == "row_map").spec.read_text()
     assert "accuracy:" in spec_text
     accuracy = _stated(spec_text)
     ulp = np.spacing(np.abs(h.numpy())).astype(np.float64)
@@ -97,6 +103,21 @@ def test_data_stays_on_the_device_between_kernels(cache):
         model.bias.add_(1.0)  # a changed parameter goes again
         run(x)
         assert fc.last_report().last_call.transfers.to_device == 3
+
+
+def test_row_statistics_kept_as_torch_keeps_them(cache):
+    w = torch.randn(24)
+    x = torch.randn(5, 24)
+
+    def f(t):
+        return torch.nn.functional.rms_norm(t, [24], w), t.mean(-1, keepdim=True)
+    with torch.no_grad():
+        got, mean = compiled(f, cache)(x)
+        want, want_mean = f(x)
+    assert [k.kind for k in fc.last_report().running] == ["row_map", "row_reduction"]
+    assert mean.shape == (5, 1)
+    assert torch.allclose(mean, want_mean, rtol=1e-6, atol=1e-7)
+    assert torch.allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 def test_a_torch_node_between_two_kernels_reads_back_once(cache):
