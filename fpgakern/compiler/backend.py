@@ -7,8 +7,8 @@ operators; the fusion plan (compiler.fusion) picks the kernels, the pipeline bui
 
 Options (``torch.compile(..., options={...})``):
 
-* ``target``: ``sw_emu``, ``hw_emu`` or ``hw`` (default ``$XCL_EMULATION_MODE``, else
-  sw_emu);
+* ``target``: ``sw_emu`` or ``hw_emu`` (default ``$XCL_EMULATION_MODE``, else sw_emu);
+  ``hw`` is refused with the reason (no v++-linked .xclbin, no pyxrt here);
 * ``rung``: the ladder rung every kernel is built at (default 4);
 * ``strict``: an unsupported node, or a kernel that fails to build, is an error naming it
   (default ``$FPGAKERN_STRICT``, else off);
@@ -64,6 +64,10 @@ class Options:
         if target not in TARGETS:
             raise UsageError(f"torch.compile(backend='fpgakern'): target {target!r} is not "
                              f"one of {', '.join(TARGETS)}")
+        if target == "hw":
+            raise UsageError("torch.compile(backend='fpgakern'): target 'hw' is not built "
+                             "yet (it needs an .xclbin linked by v++ and XRT's pyxrt); "
+                             "use sw_emu or hw_emu")
         rung = given.get("rung", 4)
         if isinstance(rung, bool) or not isinstance(rung, int) or not 0 <= rung <= LAST_RUNG:
             raise UsageError(f"torch.compile(backend='fpgakern'): rung {rung!r} is not a "

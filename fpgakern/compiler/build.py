@@ -32,7 +32,7 @@ from fpgakern.util.files import write_text_atomic
 CACHE_FOLDER = ".fpgakern/compile"  # below the project's root, by default
 # The pipeline's steps per target (with the steps they need): what the target runs must
 # have been verified, the HLS C++ in C simulation, the RTL in its cocotb simulation.
-UNTIL = {"sw_emu": ("csim",), "hw_emu": ("csim", "sim"), "hw": ("csim", "sim", "xo")}
+UNTIL = {"sw_emu": ("csim",), "hw_emu": ("csim", "sim")}
 COMMAND = "torch.compile(backend='fpgakern')"
 
 

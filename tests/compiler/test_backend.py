@@ -208,6 +208,7 @@ def test_strict_mode_passes_a_graph_it_runs_whole(cache):
     ({"targets": "sw_emu"}, "unknown option"),
     ({"target": "fpga"}, "target 'fpga'"),
     ({"rung": 9}, "rung 9"),
+    ({"target": "hw"}, "target 'hw' is not built yet"),
 ])
 def test_bad_options_are_one_line_errors(cache, options, message):
     with pytest.raises(Exception, match=message):
