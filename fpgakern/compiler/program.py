@@ -17,6 +17,7 @@ import torch
 from torch import fx
 
 from fpgakern.compiler.specs import FusedSpec
+from fpgakern.compiler.support import REDUCTIONS
 from fpgakern.runtime.device import Device, KernelHandle
 from fpgakern.runtime.resident import DeviceArray, Transfers
 
@@ -120,7 +121,16 @@ class CompiledGraph:
         shape = _result_shape(spec)
         if isinstance(out, DeviceArray):
             return out if out.shape == shape else _reshape(out, shape)
-        return torch.from_numpy(np.asarray(out)).reshape(shape)
+        result = torch.from_numpy(np.asarray(out)).reshape(shape)
+        # torch's sums start from +0.0, so a zero sum is +0.0; the kernels' partials merge
+        # from -0.0, the identity that keeps every sum's bits (runtime/torch_ops.py).
+        return result + 0.0 if spec.kind == "reduction" and _sums(spec) else result
+
+
+def _sums(spec: FusedSpec) -> bool:
+    target = spec.nodes[-1].target
+    name = target.overloadpacket.__name__ if isinstance(target, torch._ops.OpOverload) else ""
+    return REDUCTIONS.get(name) in ("sum", "mean")
 
 
 def _result_shape(spec: FusedSpec) -> tuple[int, ...]:

@@ -213,3 +213,35 @@ def test_strict_mode_passes_a_graph_it_runs_whole(cache):
 def test_bad_options_are_one_line_errors(cache, options, message):
     with pytest.raises(Exception, match=message):
         compiled(lambda t: t + 1, cache, **options)(torch.randn(4))
+
+
+SPECIALS = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40, 3e38,
+            -3e38, 1.0, -100.0, 88.0, 17.0]
+
+
+def test_special_values_give_eager_bits_through_a_fused_kernel(cache):
+    def f(x, y):
+        return torch.relu(x * torch.sigmoid(x) + y) / (y + 2.0)
+    x = torch.tensor(SPECIALS)
+    y = x.flip(0)
+    with torch.no_grad():
+        got = compiled(f, cache)(x, y)
+    want = f(x, y)
+    assert len(fc.last_report().running) == 1
+    same = (got.view(torch.int32) == want.view(torch.int32)) | (got.isnan() & want.isnan())
+    assert bool(same.all()), (got, want)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (1,), (17,), (3, 5)])
+def test_empty_and_odd_sized_tensors(cache, shape):
+    def f(x):
+        return torch.exp(x) * 2.0, (x - 1.0).sum()
+    x = torch.randn(shape)
+    with torch.no_grad():
+        got, total = compiled(f, cache)(x)
+    want, want_total = f(x)
+    assert got.shape == want.shape and torch.equal(got, want) or \
+        torch.allclose(got, want, rtol=3e-7, atol=0)  # exp within its 2 ulps
+    assert total.shape == () and (total.item() == 0.0) == (x.numel() == 0)
+    if x.numel() == 0:  # torch's empty sum is +0.0, not the kernels' identity -0.0
+        assert str(total.item()) == "0.0"
