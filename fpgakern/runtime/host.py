@@ -32,6 +32,7 @@ from fpgakern.interface import SIZE_ARG
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
+from fpgakern.runtime.resident import BufferView
 
 PAGE = 4096
 WORD_BYTES_MIN = 64  # every buffer is at least one 512-bit word, as on a card
@@ -55,25 +56,13 @@ def word_elements(count: int, dtype: np.dtype) -> int:
 
 
 @dataclass(frozen=True)
-class Placed:
+class Placed(BufferView):
     """An input already in device memory, laid out as the kernel reads it (a DeviceArray's
     buffer, at least the whole words the kernel reads): used in place, not copied.
     ``shape`` is what the checks see (a flat kernel's: the element count, 1-D)."""
 
     buffer: np.ndarray
     shape: tuple[int, ...]
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.buffer.dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
 
 
 Input = np.ndarray | Placed

@@ -75,7 +75,27 @@ class Counting(Protocol):
     transfers: Transfers
 
 
-class DeviceArray:
+class BufferView:
+    """What a tensor in a device buffer tells the checks: its dtype, rank and size, from
+    ``buffer`` and ``shape``."""
+
+    buffer: np.ndarray
+    shape: tuple[int, ...]
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.buffer.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+class DeviceArray(BufferView):
     """A tensor held in device memory (an emulated xrt::bo): data stays there between
     kernel calls; reading it on the host is a counted transfer.
 
@@ -92,18 +112,6 @@ class DeviceArray:
         # A wrong layout here is fpgakern's bug, not the caller's: assert.
         assert buffer.ndim == 1 and self.pitch >= cols
         assert buffer.size >= self.span and buffer.nbytes % 64 == 0, (buffer.size, self.span)
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.buffer.dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:
