@@ -237,11 +237,10 @@ def lower(node: fx.Node) -> Term | Unsupported:
     bound = _bind(op, node)
     if name in CHOSEN_BY:
         option, choices = CHOSEN_BY[name]
-        wanted = choices.get(str(bound.get(option)))
-        kernels = [k for k in kernels if k.name == wanted]
-        bound.pop(option, None)
+        value = bound.pop(option, None)
+        kernels = [k for k in kernels if k.name == choices.get(str(value))]
         if not kernels:
-            return Unsupported(node, f"{option}={bound.get(option)!r} has no kernel")
+            return Unsupported(node, f"{option}={value!r} has no kernel")
     reasons = []
     for kernel in kernels:
         term = _elementwise(node, op, kernel, bound, out)
