@@ -36,7 +36,7 @@ from fpgakern.compiler.build import Validator, build, default_cache
 from fpgakern.compiler.program import CompiledGraph
 from fpgakern.compiler.report import CompileReport, KernelEntry, LeftOut
 from fpgakern.compiler.support import describe
-from fpgakern.errors import UsageError
+from fpgakern.errors import UsageError, display_path
 from fpgakern.ladder import LAST_RUNG
 from fpgakern.runtime.device import KernelUnavailable, default_target
 from fpgakern.runtime.torch_ops import FallbackError, FallbackWarning, is_strict
@@ -54,6 +54,9 @@ class Options:
 
     @classmethod
     def parse(cls, given: dict[str, Any] | None) -> Options:
+        if given is not None and not isinstance(given, dict):
+            raise UsageError(f"torch.compile(backend='fpgakern'): options must be a dict, "
+                             f"got {type(given).__name__}")
         given = dict(given or {})
         known = {"target", "rung", "strict", "cache_dir", "verbose"}
         unknown = sorted(set(given) - known)
@@ -74,6 +77,9 @@ class Options:
                              f"rung (0-{LAST_RUNG})")
         strict = given.get("strict")
         cache = given.get("cache_dir")
+        if cache is not None and Path(cache).exists() and not Path(cache).is_dir():
+            raise UsageError(f"torch.compile(backend='fpgakern'): cache_dir "
+                             f"{display_path(cache)} is not a folder")
         return cls(target, rung, is_strict() if strict is None else bool(strict),
                    Path(cache).resolve() if cache is not None else None,
                    bool(given.get("verbose", False)))

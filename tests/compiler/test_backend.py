@@ -209,8 +209,12 @@ def test_strict_mode_passes_a_graph_it_runs_whole(cache):
     ({"target": "fpga"}, "target 'fpga'"),
     ({"rung": 9}, "rung 9"),
     ({"target": "hw"}, "target 'hw' is not built yet"),
+    ({"cache_dir": "FILE"}, "is not a folder"),
 ])
 def test_bad_options_are_one_line_errors(cache, options, message):
+    if options.get("cache_dir") == "FILE":
+        options = {"cache_dir": str(cache / "a_file")}
+        (cache / "a_file").write_text("")
     with pytest.raises(Exception, match=message):
         compiled(lambda t: t + 1, cache, **options)(torch.randn(4))
 
