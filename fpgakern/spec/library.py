@@ -127,7 +127,28 @@ def _load_folder(root: Path, origin: str) -> dict[str, Category]:
                 f"{display_path(kernel.source)}: kernel {kernel.name!r} is also "
                 f"{other.qualname}; kernel names must be unique across categories (a "
                 f"kernel's name names its generated functions, e.g. {kernel.name}_f32)")
+    _check_tops([k for c in categories.values() for k in c.kernels], {})
     return categories
+
+
+def _tops_of(kernels: list[Kernel]) -> dict[str, Kernel]:
+    return {top: k for k in kernels for top in k.top_names}
+
+
+def _check_tops(kernels: list[Kernel], others: dict[str, Kernel], where: str = "") -> None:
+    """No two kernels share a hardware top (``top:`` or the default ``<kernel>_<tag>``):
+    the top names the HLS function, RTL module, .xo, xclbin kernel and host class, so two
+    of one name cannot coexist in a build tree, a library .xclbin or a host program."""
+    seen = dict(others)
+    for kernel in kernels:
+        for dtype in kernel.dtypes:
+            top = kernel.top_name(dtype)
+            other = seen.setdefault(top, kernel)
+            if other is not kernel:
+                raise UsageError(
+                    f"{display_path(kernel.source)}: top: {top!r} (the {dtype} variant's "
+                    f"hardware top) is also {where}{other.qualname}'s; every top must be "
+                    "unique across the project and fpgakern's bundled library")
 
 
 def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
@@ -147,6 +168,9 @@ def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
                     f"{display_path(kernel.source)}: kernel {kernel.name!r} is also "
                     f"fpgakern's bundled {other.qualname}; rename it (a kernel's name "
                     f"names its generated functions, e.g. {kernel.name}_f32)")
+    _check_tops([k for c in own.values() for k in c.kernels],
+                _tops_of([k for c in bundled.values() for k in c.kernels]),
+                "fpgakern's bundled ")
 
 
 def _load_category(folder: Path, origin: str = PROJECT) -> Category:
