@@ -5,7 +5,9 @@ A user's project has its own ``kernel_specs/`` beside fpgakern's bundled library
 extend or replace the bundled ones: a category name or a kernel name found in both is an
 error (kernel names become the generated functions, ``<kernel>_f32``, the torch op
 ``torch.ops.fpgakern.<kernel>`` and the .xo, so two kernels of one name cannot coexist in
-a build tree or a library .xclbin).
+a build tree or a library .xclbin). So is a hardware top (``Kernel.top_name``: a spec's
+``top:`` or the default ``<kernel>_<tag>``) that two kernels share, within one folder or
+across the project and the bundled library.
 """
 
 from __future__ import annotations
