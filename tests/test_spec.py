@@ -269,3 +269,14 @@ def test_c_library_names_are_one_reasoned_list():
         assert schema.library_symbol(name), name
     for name in ("vadd", "krnl_vadd", "mmult", "vector_add", "poolf"):
         assert not schema.library_symbol(name), name
+
+
+def test_a_top_may_not_be_another_kernels_name(tmp_path, write_spec):
+    from fpgakern import paths
+    from fpgakern.errors import UsageError
+
+    write_spec(tmp_path, "my_ops/plus.yaml",
+               VADD.replace("kernel: vadd", "kernel: plus").replace("top: vadd", "top: relu"))
+    with pytest.raises(UsageError, match=r"top: 'relu' .* is the name of kernel "
+                                         r"unary_ops/relu"):
+        Library(tmp_path / "kernel_specs", bundled=paths.library_dir())

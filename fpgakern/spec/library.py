@@ -142,6 +142,7 @@ def _check_tops(kernels: list[Kernel], others: dict[str, Kernel], where: str = "
     the top names the HLS function, RTL module, .xo, xclbin kernel and host class, so two
     of one name cannot coexist in a build tree, a library .xclbin or a host program."""
     seen = dict(others)
+    names = {k.name: k for k in [*others.values(), *kernels]}
     for kernel in kernels:
         for dtype in kernel.dtypes:
             top = kernel.top_name(dtype)
@@ -151,6 +152,13 @@ def _check_tops(kernels: list[Kernel], others: dict[str, Kernel], where: str = "
                     f"{display_path(kernel.source)}: top: {top!r} (the {dtype} variant's "
                     f"hardware top) is also {where}{other.qualname}'s; every top must be "
                     "unique across the project and fpgakern's bundled library")
+            named = names.get(top)
+            if named is not None and named is not kernel:
+                # runtime.open(...).kernel(name) takes a kernel's name or a top
+                raise UsageError(
+                    f"{display_path(kernel.source)}: top: {top!r} (the {dtype} variant's "
+                    f"hardware top) is the name of kernel {named.qualname}; a top may be "
+                    "its own kernel's name, no other's")
 
 
 def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
