@@ -165,3 +165,28 @@ def test_two_kernels_of_one_top_in_one_link_are_an_error(project):
     with pytest.raises(UsageError, match=r"kernel vadd is named twice .* both have the "
                                          r"hardware top 'vadd'"):
         linker.link(inputs, platforms.load("u250"), None, "sw_emu")
+
+
+def test_an_argument_on_a_bank_range(project, tmp_path):
+    """The hello-world's in1 on four HBM pseudo-channels: four CONNECTIVITY entries, one
+    group MBG[0:3] in GROUP_TOPOLOGY that in1's GROUP_CONNECTIVITY entry points at."""
+    cfg = tmp_path / "hbm.cfg"
+    cfg.write_text("[connectivity]\nsp=vadd_1.in1:HBM[0:3]\nsp=vadd_1.in2:HBM[4]\n"
+                   "sp=vadd_1.out:HBM[5]\n")
+    image = tmp_path / "vadd.xclbin"
+    code, output = cli("link", "hello/vadd@opt2", "-p", "u55c", "-t", "sw_emu",
+                       "--config", str(cfg), "-o", str(image),
+                       "--specs", str(project / "kernel_specs"),
+                       "--build-dir", str(project / "build"))
+    assert code == 0, output
+    report = link_inspect.inspect_path(image)
+    assert report["errors"] == []
+    in1 = report["kernels"][0]["instances"][0]["args"][0]
+    assert in1["memory"] == ["HBM[0]", "HBM[1]", "HBM[2]", "HBM[3]"]
+    assert in1["memory_groups"] == ["MBG[0:3]"]
+    group = report["group_memories"][-1]
+    assert (group["tag"], group["size"], group["base_address"]) == ("MBG[0:3]", "0x80000000",
+                                                                    "0x0")
+    assert report["group_connectivity"][0] == {
+        "arg_index": "0", "m_ip_layout_index": "0",
+        "mem_data_index": str(len(report["memories"]))}
