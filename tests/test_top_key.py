@@ -190,3 +190,13 @@ def test_an_argument_on_a_bank_range(project, tmp_path):
     assert report["group_connectivity"][0] == {
         "arg_index": "0", "m_ip_layout_index": "0",
         "mem_data_index": str(len(report["memories"]))}
+
+
+def test_fpgakern_list_shows_the_tops(project, monkeypatch):
+    monkeypatch.chdir(project)
+    code, output = cli("list", "--specs", str(project / "kernel_specs"))
+    assert code == 0, output
+    assert "int32 (top vadd)" in output and "(top vmul_int)" in output
+    code, output = cli("list", "--specs", str(project / "kernel_specs"), "--json")
+    kernels = {k["kernel"]: k for c in json.loads(output)["categories"] for k in c["kernels"]}
+    assert kernels["hello/vadd"]["tops"] == {"int32": "vadd"}
