@@ -141,6 +141,7 @@ def test_runtime_finds_the_kernel_by_the_hosts_name(project, xclbins, monkeypatc
     in2 = 7 * in1
     np.testing.assert_array_equal(kernel(in1, in2), in1 + in2)
     assert kernel.last_call.top == "vadd"
+    assert kernel.target("int32").library.name == f"libfkemu_vadd_{target}.so"
 
 
 def test_the_generated_host_program_runs_the_top(project, xclbins, tmp_path):
