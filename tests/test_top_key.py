@@ -201,3 +201,20 @@ def test_fpgakern_list_shows_the_tops(project, monkeypatch):
     code, output = cli("list", "--specs", str(project / "kernel_specs"), "--json")
     kernels = {k["kernel"]: k for c in json.loads(output)["categories"] for k in c["kernels"]}
     assert kernels["hello/vadd"]["tops"] == {"int32": "vadd"}
+
+
+@pytest.mark.parametrize("target", ["sw_emu", pytest.param("hw_emu", marks=needs_verilator)])
+def test_a_hello_world_host_runs_unmodified(project, xclbins, tmp_path, target):
+    """``xrt::kernel(device, uuid, "vadd")``, group_id, bo, map, sync, run, wait: the
+    shape of the published XRT hello-world hosts, with no fpgakern line in it."""
+    from fpgakern.runtime import emu
+
+    image = xclbins[target]
+    emu.prepare(image, (target,), specs=project / "kernel_specs")
+    program = emu.compile_host(HELLO / "host" / "hello_vadd.cpp", tmp_path / "hello")
+    env = dict(os.environ, XCL_EMULATION_MODE=target)
+    env.pop("FPGAKERN_EMU_CONFIG", None)
+    done = subprocess.run([str(program), "-x", str(image)], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "TEST PASSED" in done.stdout
