@@ -443,6 +443,7 @@ def _tops(doc: Located, value: Any, name: str, dtypes: tuple[str, ...],
     if value is None:
         return ()
     if isinstance(value, str):
+        check_identifier(doc, "top", value, "top")  # before it is quoted in a suggestion
         if len(dtypes) != 1:
             raise doc.error("top", f"one name for {len(dtypes)} dtypes: name each dtype's "
                                    f"top with a mapping, such as {{{dtypes[0]}: {value}, "
