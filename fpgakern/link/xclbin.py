@@ -54,11 +54,13 @@ def sections(design: Design, project: str, options: str, timestamp: int) -> list
                    for bank in cu.banks_of_port(arg.port)]
     clocks = [ClockFreq(c.name, c.mhz, c.type) for c in design.platform.clocks]
     group_mems, group_connections = groups.bank_groups(mems, connections)
-    # xclbinutil adds the group sections last, GROUP_CONNECTIVITY first, and none for an
-    # empty CONNECTIVITY (groups.py)
+    # xclbinutil adds the group sections last, GROUP_CONNECTIVITY first; no
+    # GROUP_CONNECTIVITY for an empty CONNECTIVITY, neither for an empty MEM_TOPOLOGY
     grouped = [Section(SECTION_IDS["ASK_GROUP_CONNECTIVITY"],
                        encode(group_connections, Connection))] if connections else []
     grouped.append(Section(SECTION_IDS["ASK_GROUP_TOPOLOGY"], encode(group_mems, MemData)))
+    if not mems:
+        grouped = []
     return [
         Section(SECTION_IDS["MEM_TOPOLOGY"], encode(mems, MemData)),
         Section(SECTION_IDS["IP_LAYOUT"], encode(ips, IpData)),
