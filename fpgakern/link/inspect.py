@@ -84,6 +84,10 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
     if [ip.base_address for ip in ips] != sorted(ip.base_address for ip in ips):
         warnings.append("IP_LAYOUT is not sorted by base address")
 
+    if group_mems is not None and group_mems[:len(mems)] != mems:
+        # xclbinutil's GROUP_TOPOLOGY starts with MEM_TOPOLOGY's entries (link/groups.py)
+        warnings.append("GROUP_TOPOLOGY does not start with MEM_TOPOLOGY's memories (groups "
+                        "made for another design? XRT reads the group sections first)")
     kernels_xml = {k.desc.name: k for k in meta.kernels} if meta else {}
     _check_connectivity("CONNECTIVITY", conns or [], ips, mems, kernels_xml, errors)
     if group_conns is not None:
@@ -319,10 +323,9 @@ def format_report(report: dict[str, Any]) -> str:
             lines += [f"   {m['index']:<6}{m['tag']:<16}{m['type']:<12}{m['base_address']:<20}"
                       f"{m['size']:<20}{'yes' if m['used'] else 'no'}" for m in extra]
             conns = report.get("group_connectivity")
-            lines.append(f"   {len(groups)} memories ({len(extra)} groups after the "
-                         f"{len(report['memories'])} of MEM_TOPOLOGY), "
-                         + ("no GROUP_CONNECTIVITY" if conns is None
-                            else f"{len(conns)} connections"))
+            lines.append(f"   GROUP_TOPOLOGY: {len(groups)} memories, {len(extra)} beyond "
+                         f"MEM_TOPOLOGY's {len(report['memories'])}; GROUP_CONNECTIVITY: "
+                         + ("none" if conns is None else f"{len(conns)} connections"))
     for k in report["kernels"]:
         block(f"Kernel: {k['name']}")
         lines += _kv([("Language", k["language"]), ("VLNV", k["vlnv"]),

@@ -206,3 +206,14 @@ def test_pynq_reads_the_group_sections(hbm_xclbin):
     assert list(parsed.mem_dict)[38:] == ["MBG[0:3]", "MBG[5:6]"]
     assert parsed.mem_dict["MBG[0:3]"]["size"] == 2 << 30
     assert parsed.ip_dict["add_f32_2"]["registers"]["b"]["memory"] == "HBM[8]"
+
+
+def test_stale_groups_are_a_warning():
+    """dpu_RP_0.xclbin's group sections are the kv260 design's (4 memories, not its 7)."""
+    report = inspect_bytes((DATA / "dpu_RP_0.xclbin").read_bytes())
+    assert any(w.startswith("GROUP_TOPOLOGY does not start with MEM_TOPOLOGY's")
+               for w in report["warnings"])
+    kv260 = inspect_bytes((DATA / "kv260-smartcam.xclbin").read_bytes())
+    assert not any("GROUP_TOPOLOGY" in w for w in kv260["warnings"])
+    assert "GROUP_TOPOLOGY: 4 memories, 0 beyond MEM_TOPOLOGY's 4; GROUP_CONNECTIVITY: 28 " \
+        "connections" in format_report(kv260)
