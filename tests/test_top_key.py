@@ -218,3 +218,18 @@ def test_a_hello_world_host_runs_unmodified(project, xclbins, tmp_path, target):
                           env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "TEST PASSED" in done.stdout
+
+
+def test_a_library_link_skips_an_old_tops_files(project):
+    """A spec whose top: changed leaves the old top's .xo in the variant folder; --library
+    takes the one the latest build made (its manifest's top)."""
+    folder = variant(project, "vadd", 2, "int32")
+    stale = folder / "vadd_i32.xo"
+    shutil.copy(folder / "vadd.xo", stale)
+    try:
+        inputs, skipped = resolve.library_inputs(project / "build")
+    finally:
+        stale.unlink()
+    assert not skipped
+    assert sorted(i.kernel.name for i in inputs) == ["vadd", "vmul", "vmul_int"]
+    assert [Path(i.xo).name for i in inputs if i.kernel.name == "vadd"] == ["vadd.xo"]
