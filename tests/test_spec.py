@@ -151,3 +151,132 @@ def test_unknown_kernel_lists_known_ones(library):
 def test_glob_selection(library):
     chosen = library.select(["unary_ops/s*"])
     assert {k.name for k in chosen} == {"sqrt", "sigmoid", "sign", "softsign", "square", "sin"}
+
+
+# --- top: the hardware top's name (issue 18) --------------------------------------------
+
+VADD = """\
+kernel: vadd
+doc: Vector add, as AMD's hello-world host expects it.
+inputs: [in1, in2]
+outputs: [out]
+dtypes: [int32]
+top: vadd
+expression: in1 + in2
+"""
+
+
+def test_top_names_the_hardware_top(tmp_path):
+    kernel = load(tmp_path, VADD, "vadd").get("binary_ops/vadd")
+    assert kernel.top_name("int32") == "vadd"
+    assert kernel.top_names == ("vadd",)
+
+
+def test_top_mapping_names_some_dtypes_and_the_others_keep_their_tags(tmp_path):
+    text = GOOD.replace("expression: a + alpha * b",
+                        "expression: a + alpha * b\ntop: {float32: vadd_flt}")
+    kernel = load(tmp_path, text).get("binary_ops/add")
+    assert kernel.top_name("float32") == "vadd_flt"
+    assert kernel.top_name("int32") == "add_i32"
+    both = GOOD.replace("expression: a + alpha * b",
+                        "expression: a + alpha * b\ntop:\n  float32: vadd\n  int32: vadd_int")
+    assert load(tmp_path, both).get("binary_ops/add").top_names == ("vadd", "vadd_int")
+
+
+def test_a_kernel_without_top_keeps_its_dtype_tags(library):
+    assert library.get("binary_ops/add").top_names == ("add_f32", "add_i32", "add_c64")
+
+
+BAD_TOPS = [  # (the top: line, its line number, a message fragment)
+    ("top: vadd", 10, "one name for 2 dtypes: name each dtype's top with a mapping"),
+    ("top: {float64: vadd}", 10, "'float64' is not one of the kernel's dtypes"),
+    ("top:\n  float32: vadd\n  complex64: vc", 12, "'complex64' is not one of the kernel's"),
+    ("top: [vadd]", 10, "expected a name (top: vadd) or a mapping dtype: name"),
+    ("top: {float32: Vadd}", 10, "'Vadd' is not a valid name"),
+    ("top: {float32: exp}", 10, "'exp' is a C/C++ library function"),
+    ("top: {float32: sqrtf}", 10, "'sqrtf' is a C/C++ library function"),
+    ("top: {float32: memcpy}", 10, "'memcpy' is a C/C++ library function"),
+    ("top: {float32: main}", 10, "reserved"),
+    ("top: {float32: module}", 10, "reserved"),  # an SV keyword: the top is the RTL module
+    ("top: {float32: ap_vadd}", 10, "reserved"),
+    ("top: {float32: alpha}", 10, "'alpha' is already an argument's or let's name"),
+    ("top: {float32: add_i32}", 10, "'add_i32' is also the int32 variant's top"),
+    ("top:\n  float32: vadd\n  int32: vadd", 11, "'vadd' is also the int32 variant's top"),
+]
+
+
+@pytest.mark.parametrize(("line_text", "line", "fragment"), BAD_TOPS,
+                         ids=[f"top-{i}" for i in range(len(BAD_TOPS))])
+def test_bad_top_names_file_line_and_key(tmp_path, line_text, line, fragment):
+    text = GOOD.replace("expression: a + alpha * b", f"expression: a + alpha * b\n{line_text}")
+    with pytest.raises(SpecError) as info:
+        load(tmp_path, text)
+    message = str(info.value)
+    assert re.match(rf"^.*kernel_specs/binary_ops/add\.yaml:{line}: top: ", message), message
+    assert fragment in message
+    assert "\n" not in message
+
+
+def test_top_is_no_category_default(tmp_path, write_spec):
+    write_spec(tmp_path, "my_ops/_category.yaml", "doc: d\ndefaults:\n  top: vadd\n")
+    write_spec(tmp_path, "my_ops/neg.yaml", "kernel: neg\ndoc: N.\ninputs: [x]\n"
+               "outputs: [out]\ndtypes: [int32]\nexpression: -x\n")
+    with pytest.raises(SpecError, match=r"_category\.yaml:3: defaults: 'top' cannot be a "
+                                        "category default"):
+        Library(tmp_path / "kernel_specs")
+
+
+def test_a_transform_kernel_takes_a_top(tmp_path, write_spec):
+    write_spec(tmp_path, "my_ops/myfft.yaml", "kernel: myfft\ndoc: F.\ninputs: [x]\n"
+               "outputs: [out]\ndtypes: [complex64]\ntransform: fft\ntop: fft_rows\n")
+    kernel = Library(tmp_path / "kernel_specs").get("my_ops/myfft")
+    assert kernel.top_name("complex64") == "fft_rows"
+
+
+def test_two_kernels_of_one_top_are_an_error_at_library_load(tmp_path, write_spec):
+    from fpgakern.errors import UsageError
+
+    write_spec(tmp_path, "my_ops/vadd.yaml", VADD)
+    write_spec(tmp_path, "your_ops/plus.yaml", VADD.replace("kernel: vadd", "kernel: plus"))
+    with pytest.raises(UsageError, match=r"your_ops/plus\.yaml: top: 'vadd' \(the int32 "
+                                         r"variant's hardware top\) is also my_ops/vadd's"):
+        Library(tmp_path / "kernel_specs")
+    # a top that is another kernel's default top clashes too
+    write_spec(tmp_path, "your_ops/plus.yaml",
+               VADD.replace("kernel: vadd", "kernel: plus").replace("top: vadd", "top: zz_i32"))
+    write_spec(tmp_path, "your_ops/zz.yaml", VADD.replace("kernel: vadd", "kernel: zz")
+               .replace("top: vadd\n", ""))
+    with pytest.raises(UsageError, match=r"top: 'zz_i32' .* is also your_ops/"):
+        Library(tmp_path / "kernel_specs")
+
+
+def test_a_project_top_may_not_be_a_bundled_kernels_top(tmp_path, write_spec):
+    from fpgakern import paths
+    from fpgakern.errors import UsageError
+
+    write_spec(tmp_path, "my_ops/plus.yaml",
+               VADD.replace("kernel: vadd", "kernel: plus").replace("top: vadd", "top: add_i32"))
+    with pytest.raises(UsageError, match=r"top: 'add_i32' .* is also fpgakern's bundled "
+                                         r"binary_ops/add's"):
+        Library(tmp_path / "kernel_specs", bundled=paths.library_dir())
+
+
+def test_c_library_names_are_one_reasoned_list():
+    from fpgakern.spec import schema
+
+    for name in ("exp", "sqrt", "abs", "sin", "log", "pow", "fma", "max", "min", "div",
+                 "printf", "main", "malloc", "free", "memcpy", "exit", "expf", "logl"):
+        assert schema.library_symbol(name), name
+    for name in ("vadd", "krnl_vadd", "mmult", "vector_add", "poolf"):
+        assert not schema.library_symbol(name), name
+
+
+def test_a_top_may_not_be_another_kernels_name(tmp_path, write_spec):
+    from fpgakern import paths
+    from fpgakern.errors import UsageError
+
+    write_spec(tmp_path, "my_ops/plus.yaml",
+               VADD.replace("kernel: vadd", "kernel: plus").replace("top: vadd", "top: relu"))
+    with pytest.raises(UsageError, match=r"top: 'relu' .* is the name of kernel "
+                                         r"unary_ops/relu"):
+        Library(tmp_path / "kernel_specs", bundled=paths.library_dir())

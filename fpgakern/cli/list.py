@@ -32,7 +32,8 @@ def command(specs: Path | None, as_json: bool) -> None:
                     {"name": k.name, "kernel": k.qualname, "doc": k.doc, "mirrors": k.mirrors,
                      "dtypes": list(k.dtypes), "rungs": list(k.rungs), "expression": k.definition,
                      "kind": k.kind, "shapes": {name: list(dims) for name, dims in k.shapes},
-                     "let": dict(k.lets)}
+                     "let": dict(k.lets),
+                     "tops": {d: k.top_name(d) for d in k.dtypes}}
                     for k in c.kernels]}
                 for c in library.categories.values()
             ]
@@ -49,10 +50,13 @@ def command(specs: Path | None, as_json: bool) -> None:
         for k in category.kernels:
             rungs = " ".join(map(str, k.rungs))
             # Text, not markup: an expression may hold brackets one day (indexing).
-            row = (k.name, k.kind, k.mirrors or "", k.definition, ", ".join(k.dtypes), rungs)
+            # a spec's top: shows beside its dtype (the default <kernel>_<tag> goes unsaid)
+            named = dict(k.tops)
+            dtypes = ", ".join(f"{d} (top {named[d]})" if d in named else d for d in k.dtypes)
+            row = (k.name, k.kind, k.mirrors or "", k.definition, dtypes, rungs)
             table.add_row(*(Text(cell) for cell in row))
             lines.append(Text(f"  {k.qualname}: {k.definition}; kind {k.kind}; mirrors "
-                              f"{k.mirrors or '-'}; dtypes {', '.join(k.dtypes)}; rungs {rungs}"))
+                              f"{k.mirrors or '-'}; dtypes {dtypes}; rungs {rungs}"))
         tables.append((table, lines))
     print_tables(console, tables)
     origins = {origin: sum(len(c.kernels) for c in library.categories.values()

@@ -62,6 +62,9 @@ class Kernel:
     # transformed along the last dimension, every result times its one scalar ``scale``
     # (torch's norm). Such a kernel has no expression (``expression`` is "").
     transform: fft.Transform | None = None
+    # The spec's ``top`` (dtype -> hardware top name), for the dtypes it names; the
+    # others keep the default name (:meth:`top_name`).
+    tops: tuple[tuple[str, str], ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -80,8 +83,15 @@ class Kernel:
         return self.outputs[0]
 
     def top_name(self, dtype_name: str) -> str:
-        """The C/RTL top name of one dtype variant, unique across the library: ``add_f32``."""
-        return f"{self.name}_{DTYPES[dtype_name].short}"
+        """The C/RTL top name of one dtype variant, unique across the library: the spec's
+        ``top`` for it (``vadd``), else ``<kernel>_<dtype tag>`` (``add_f32``). It names
+        the HLS function, the RTL module, the .xo, the xclbin kernel and the host class."""
+        return dict(self.tops).get(dtype_name) or default_top_name(self.name, dtype_name)
+
+    @property
+    def top_names(self) -> tuple[str, ...]:
+        """The top of each dtype variant, in the spec's dtype order."""
+        return tuple(self.top_name(d) for d in self.dtypes)
 
     @functools.cached_property
     def _graphs(self) -> dict[str, expr.Node]:
@@ -252,6 +262,11 @@ class Kernel:
             if isinstance(node, expr.Apply):
                 seen.setdefault(node.op.name, node.op)
         return list(seen.values())
+
+
+def default_top_name(kernel_name: str, dtype_name: str) -> str:
+    """The top a kernel without ``top:`` gets: its name and the dtype's tag, ``add_f32``."""
+    return f"{kernel_name}_{DTYPES[dtype_name].short}"
 
 
 def parse_graph(text: str, inputs: tuple[str, ...], scalars: tuple[ScalarArg, ...],

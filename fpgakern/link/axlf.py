@@ -125,9 +125,14 @@ MODES: dict[int, str] = dict(enumerate((
 TARGET_MODES = {"hw": 0, "hw_emu": 4, "sw_emu": 5}
 
 
+# xclbinutil's names of the group sections (--dump-section GROUP_TOPOLOGY:JSON:...)
+SECTION_ALIASES = {"GROUP_TOPOLOGY": "ASK_GROUP_TOPOLOGY",
+                   "GROUP_CONNECTIVITY": "ASK_GROUP_CONNECTIVITY"}
+
+
 def section_kind(name: str) -> int:
     try:
-        return SECTION_IDS[name.upper()]
+        return SECTION_IDS[SECTION_ALIASES.get(name.upper(), name.upper())]
     except KeyError:
         raise XclbinError(f"unknown section {name!r} (known: "
                           f"{', '.join(SECTION_IDS)})") from None

@@ -69,8 +69,9 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
     mems: list[MemData] = _entries(image, "MEM_TOPOLOGY", MemData) or []
     conns: list[Connection] | None = _entries(image, "CONNECTIVITY", Connection)
     clocks: list[ClockFreq] = _entries(image, "CLOCK_FREQ_TOPOLOGY", ClockFreq) or []
-    group_mems = _entries(image, "ASK_GROUP_TOPOLOGY", MemData)
-    group_conns = _entries(image, "ASK_GROUP_CONNECTIVITY", Connection)
+    group_mems: list[MemData] | None = _entries(image, "ASK_GROUP_TOPOLOGY", MemData)
+    group_conns: list[Connection] | None = _entries(image, "ASK_GROUP_CONNECTIVITY",
+                                                    Connection)
 
     meta_section = image.find(SECTION_IDS["EMBEDDED_METADATA"])
     meta = parse_embedded_metadata(meta_section.payload) if meta_section else None
@@ -83,6 +84,10 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
     if [ip.base_address for ip in ips] != sorted(ip.base_address for ip in ips):
         warnings.append("IP_LAYOUT is not sorted by base address")
 
+    if group_mems is not None and group_mems[:len(mems)] != mems:
+        # xclbinutil's GROUP_TOPOLOGY starts with MEM_TOPOLOGY's entries (link/groups.py)
+        warnings.append("GROUP_TOPOLOGY does not start with MEM_TOPOLOGY's memories (groups "
+                        "made for another design? XRT reads the group sections first)")
     kernels_xml = {k.desc.name: k for k in meta.kernels} if meta else {}
     _check_connectivity("CONNECTIVITY", conns or [], ips, mems, kernels_xml, errors)
     if group_conns is not None:
@@ -103,12 +108,13 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
             base = ip.base_address if ip is not None else xml_base
             args = []
             for a in mk.desc.args:
-                banks = [mems[c.mem_data_index].tag for c in conns or []
-                         if index is not None and c.ip_layout_index == index
-                         and c.arg_index == a.id and 0 <= c.mem_data_index < len(mems)]
+                banks = _tags(conns or [], mems, index, a.id)
+                groups = [t for t in _tags(group_conns or [], group_mems or [], index, a.id)
+                          if t not in banks]
                 args.append({"name": a.name, "id": a.id, "offset": _hex(a.offset),
                              "port": a.port, "size": _hex(a.size), "type": a.type,
-                             "address_qualifier": a.address_qualifier, "memory": banks})
+                             "address_qualifier": a.address_qualifier, "memory": banks,
+                             "memory_groups": groups})
             instances.append({
                 "name": inst_name, "base_address": None if base is None else _hex(base),
                 "ip_layout_index": index,
@@ -150,15 +156,31 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
         "platform": meta.platform if meta else {},
         "fpga_device": meta.device if meta else "",
         "clocks": [c.to_json() for c in clocks],
-        "memories": [{"index": i, "tag": m.tag, "type": m.type_name,
-                      "base_address": _hex(m.base_address), "size": _hex(m.size_kb * 1024),
-                      "used": m.used} for i, m in enumerate(mems)],
+        "memories": _memories(mems),
         "ip_layout": [ip.to_json() for ip in ips],
         "connectivity": [c.to_json() for c in conns or []],
+        "group_memories": None if group_mems is None else _memories(group_mems),
+        "group_connectivity": None if group_conns is None
+        else [c.to_json() for c in group_conns],
         "kernels": kernels,
         "warnings": warnings,
         "errors": errors,
     }
+
+
+def _memories(mems: list[MemData]) -> list[dict[str, Any]]:
+    return [{"index": i, "tag": m.tag, "type": m.type_name,
+             "base_address": _hex(m.base_address), "size": _hex(m.size_kb * 1024),
+             "used": m.used} for i, m in enumerate(mems)]
+
+
+def _tags(conns: list[Connection], mems: list[MemData], ip_index: int | None,
+          arg_id: int) -> list[str]:
+    """The tags of the memories an argument of IP ``ip_index`` connects to, once each."""
+    tags = [mems[c.mem_data_index].tag for c in conns
+            if ip_index is not None and c.ip_layout_index == ip_index
+            and c.arg_index == arg_id and 0 <= c.mem_data_index < len(mems)]
+    return list(dict.fromkeys(tags))
 
 
 def _dig(doc: Any, *keys: str) -> dict[str, Any]:
@@ -213,6 +235,12 @@ def inspect_xo(data: bytes, where: str = "<xo>") -> dict[str, Any]:
     }
 
 
+# xclbinutil's JSON names of the group sections (their payloads are MEM_TOPOLOGY's and
+# CONNECTIVITY's)
+_JSON_ROOTS = {SECTION_IDS["ASK_GROUP_TOPOLOGY"]: "group_topology",
+               SECTION_IDS["ASK_GROUP_CONNECTIVITY"]: "group_connectivity"}
+
+
 def dump_section(data: bytes, spec: str) -> bytes:
     """One section's payload: ``NAME`` or ``NAME:RAW`` as stored, ``NAME:JSON`` decoded the
     way xclbinutil dumps the binary sections."""
@@ -234,9 +262,10 @@ def dump_section(data: bytes, spec: str) -> bytes:
     if entry_type is None:
         raise FpgakernError(f"{name.upper()} has no JSON form: dump it as RAW")
     entries = decode(section.payload, entry_type)
-    root = entry_type.SECTION.name
+    root = _JSON_ROOTS.get(kind, entry_type.SECTION.name)
     array = {"ip_layout": "m_ip_data", "mem_topology": "m_mem_data",
-             "connectivity": "m_connection", "clock_freq_topology": "m_clock_freq"}[root]
+             "connectivity": "m_connection", "clock_freq_topology": "m_clock_freq",
+             "group_topology": "m_mem_data", "group_connectivity": "m_connection"}[root]
     doc = {root: {"m_count": str(len(entries)), array: [e.to_json() for e in entries]}}
     return json.dumps(doc, indent=2).encode() + b"\n"
 
@@ -287,6 +316,16 @@ def format_report(report: dict[str, Any]) -> str:
                      f"{'Address Size':<20}Used")
         lines += [f"   {m['index']:<6}{m['tag']:<16}{m['type']:<12}{m['base_address']:<20}"
                   f"{m['size']:<20}{'yes' if m['used'] else 'no'}" for m in report["memories"]]
+        groups = report.get("group_memories")
+        if groups is not None:
+            block("Memory Groups (GROUP_TOPOLOGY, GROUP_CONNECTIVITY)")
+            extra = groups[len(report["memories"]):]
+            lines += [f"   {m['index']:<6}{m['tag']:<16}{m['type']:<12}{m['base_address']:<20}"
+                      f"{m['size']:<20}{'yes' if m['used'] else 'no'}" for m in extra]
+            conns = report.get("group_connectivity")
+            lines.append(f"   GROUP_TOPOLOGY: {len(groups)} memories, {len(extra)} beyond "
+                         f"MEM_TOPOLOGY's {len(report['memories'])}; GROUP_CONNECTIVITY: "
+                         + ("none" if conns is None else f"{len(conns)} connections"))
     for k in report["kernels"]:
         block(f"Kernel: {k['name']}")
         lines += _kv([("Language", k["language"]), ("VLNV", k["vlnv"]),
@@ -303,6 +342,8 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append(f"   Instance {inst['name']}: base {inst['base_address']}{irq}")
             for a in inst["args"]:
                 memory = ", ".join(a["memory"]) or "<not applicable>"
+                if a.get("memory_groups"):
+                    memory += f" (group {', '.join(a['memory_groups'])})"
                 lines.append(f"      {a['name']:<10} offset {a['offset']:<6} "
                              f"port {a['port']:<16} memory {memory}")
     if report["warnings"]:

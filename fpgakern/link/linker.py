@@ -199,7 +199,9 @@ def _check_unique_kernels(inputs: list[LinkInput]) -> None:
         name = item.kernel.name
         if name in seen:
             raise UsageError(f"kernel {name} is named twice ({seen[name]} and {item.origin}): "
-                             "an xclbin holds one kernel per name; use nk= for more CUs")
+                             f"both have the hardware top {name!r}, and an xclbin holds "
+                             "one kernel per name (use nk= for more CUs, or give one a "
+                             "top: of its own in its spec)")
         seen[name] = item.origin or name
 
 

@@ -15,6 +15,7 @@ takes the card's memory for one kernel); variants whose .xo is missing or unread
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -89,6 +90,16 @@ def resolve(refs: list[str], library: Library, build_root: Path) -> list[LinkInp
     return inputs
 
 
+def _built_top(folder: Path, default: str) -> str:
+    """The top the variant folder's latest build made (its manifest's ``top``), else
+    ``default``: a spec whose ``top:`` changed leaves the old top's files beside it."""
+    try:
+        top = json.loads((folder / "manifest.json").read_text()).get("top")
+    except (OSError, ValueError, AttributeError):
+        return default
+    return top if isinstance(top, str) else default
+
+
 def library_inputs(build_root: Path) -> tuple[list[LinkInput], list[str]]:
     """Every built variant's .xo under ``build_root``, highest rung per kernel x dtype.
     Returns the inputs and one line per variant left out."""
@@ -100,6 +111,8 @@ def library_inputs(build_root: Path) -> tuple[list[LinkInput], list[str]]:
         category, kernel, rung, dtype = variant
         if rung >= len(RUNGS) or RUNGS[rung].spread_ports:
             continue  # rung 5 takes the card's memory for one kernel: never in a library
+        if path.stem != _built_top(path.parent, path.stem):
+            continue  # left by a build before the spec's top: changed
         key = (category, kernel, dtype)
         if key not in chosen or rung > chosen[key][0]:
             chosen[key] = (rung, path)

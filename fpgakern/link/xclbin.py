@@ -1,8 +1,9 @@
 """A linked design as xclbin bytes: the sections v++ writes for a metadata-only image.
 
 The image holds MEM_TOPOLOGY, IP_LAYOUT, CONNECTIVITY, CLOCK_FREQ_TOPOLOGY,
-BUILD_METADATA and EMBEDDED_METADATA, in the order v++ 2022.1 wrote them in the kv260
-sample. It has no BITSTREAM: the open flow cannot place and route; a real v++
+BUILD_METADATA, EMBEDDED_METADATA, then GROUP_CONNECTIVITY and GROUP_TOPOLOGY (the memory
+bank groups xclbinutil adds for v++, groups.py), in the order v++ 2022.1 wrote them in
+the kv260 sample. It has no BITSTREAM: the open flow cannot place and route; a real v++
 (``--toolchain vitis``) produces the loadable file.
 """
 
@@ -12,7 +13,7 @@ import time
 import uuid as uuid_mod
 
 from fpgakern.errors import UsageError
-from fpgakern.link import axlf, metadata, repro
+from fpgakern.link import axlf, groups, metadata, repro
 from fpgakern.link.axlf import SECTION_IDS, Section
 from fpgakern.link.linker import Design
 from fpgakern.link.sections import (
@@ -52,6 +53,14 @@ def sections(design: Design, project: str, options: str, timestamp: int) -> list
                    for arg in cu.kernel.memory_args
                    for bank in cu.banks_of_port(arg.port)]
     clocks = [ClockFreq(c.name, c.mhz, c.type) for c in design.platform.clocks]
+    group_mems, group_connections = groups.bank_groups(mems, connections)
+    # xclbinutil adds the group sections last, GROUP_CONNECTIVITY first; no
+    # GROUP_CONNECTIVITY for an empty CONNECTIVITY, neither for an empty MEM_TOPOLOGY
+    grouped = [Section(SECTION_IDS["ASK_GROUP_CONNECTIVITY"],
+                       encode(group_connections, Connection))] if connections else []
+    grouped.append(Section(SECTION_IDS["ASK_GROUP_TOPOLOGY"], encode(group_mems, MemData)))
+    if not mems:
+        grouped = []
     return [
         Section(SECTION_IDS["MEM_TOPOLOGY"], encode(mems, MemData)),
         Section(SECTION_IDS["IP_LAYOUT"], encode(ips, IpData)),
@@ -62,6 +71,7 @@ def sections(design: Design, project: str, options: str, timestamp: int) -> list
                 f"{project}_build"[:15]),
         Section(SECTION_IDS["EMBEDDED_METADATA"], metadata.embedded_metadata(design, project),
                 project[:15]),
+        *grouped,
     ]
 
 

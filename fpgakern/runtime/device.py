@@ -344,7 +344,8 @@ class Device:
         return DeviceArray(self, buf, a.shape, int(pitch))
 
     def kernel(self, name: str) -> KernelHandle:
-        """A kernel by ``category/name``, bare name, or top name (``add_f32``, one dtype).
+        """A kernel by ``category/name``, bare name, or top name (``add_f32``, or a spec's
+        ``top:`` such as ``vadd``: one dtype).
 
         Raises KernelUnavailable when the device holds no variant of it.
         """

@@ -7,11 +7,11 @@ reason, so that callers can fall back. When several rungs of one kernel and dtyp
 built, the highest is used unless ``opt`` picks one (as ``fpgakern link --library`` does).
 
 An .xclbin is read through its EMBEDDED_METADATA (kernel names, arguments, CU instances)
-like XRT does. Kernel names are fpgakern top names (``add_f32``), which name the library
-kernel and dtype. The xclbin does not record the rung; the interface narrows it down
-(512-bit ports: rung 4; one shared ``gmem`` bundle: rung 0 or 1; else 2 or 3) and the
-rung built in the build tree, else the highest such rung, decides. The number of CUs is
-the xclbin's, whatever the rung.
+like XRT does. Kernel names are fpgakern top names (``add_f32``, or a spec's ``top:``),
+which name the library kernel and dtype. The xclbin does not record the rung; the
+interface narrows it down (512-bit ports: rung 4; one shared ``gmem`` bundle: rung 0 or
+1; else 2 or 3) and the rung built in the build tree, else the highest such rung,
+decides. The number of CUs is the xclbin's, whatever the rung.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ A user's project has its own ``kernel_specs/`` beside fpgakern's bundled library
 extend or replace the bundled ones: a category name or a kernel name found in both is an
 error (kernel names become the generated functions, ``<kernel>_f32``, the torch op
 ``torch.ops.fpgakern.<kernel>`` and the .xo, so two kernels of one name cannot coexist in
-a build tree or a library .xclbin).
+a build tree or a library .xclbin). So is a hardware top (``Kernel.top_name``: a spec's
+``top:`` or the default ``<kernel>_<tag>``) that two kernels share, within one folder or
+across the project and the bundled library.
 """
 
 from __future__ import annotations
@@ -127,7 +129,36 @@ def _load_folder(root: Path, origin: str) -> dict[str, Category]:
                 f"{display_path(kernel.source)}: kernel {kernel.name!r} is also "
                 f"{other.qualname}; kernel names must be unique across categories (a "
                 f"kernel's name names its generated functions, e.g. {kernel.name}_f32)")
+    _check_tops([k for c in categories.values() for k in c.kernels], {})
     return categories
+
+
+def _tops_of(kernels: list[Kernel]) -> dict[str, Kernel]:
+    return {top: k for k in kernels for top in k.top_names}
+
+
+def _check_tops(kernels: list[Kernel], others: dict[str, Kernel], where: str = "") -> None:
+    """No two kernels share a hardware top (``top:`` or the default ``<kernel>_<tag>``):
+    the top names the HLS function, RTL module, .xo, xclbin kernel and host class, so two
+    of one name cannot coexist in a build tree, a library .xclbin or a host program."""
+    seen = dict(others)
+    names = {k.name: k for k in [*others.values(), *kernels]}
+    for kernel in kernels:
+        for dtype in kernel.dtypes:
+            top = kernel.top_name(dtype)
+            other = seen.setdefault(top, kernel)
+            if other is not kernel:
+                raise UsageError(
+                    f"{display_path(kernel.source)}: top: {top!r} (the {dtype} variant's "
+                    f"hardware top) is also {where}{other.qualname}'s; every top must be "
+                    "unique across the project and fpgakern's bundled library")
+            named = names.get(top)
+            if named is not None and named is not kernel:
+                # runtime.open(...).kernel(name) takes a kernel's name or a top
+                raise UsageError(
+                    f"{display_path(kernel.source)}: top: {top!r} (the {dtype} variant's "
+                    f"hardware top) is the name of kernel {named.qualname}; a top may be "
+                    "its own kernel's name, no other's")
 
 
 def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
@@ -147,6 +178,9 @@ def _check_clashes(own: dict[str, Category], bundled: dict[str, Category],
                     f"{display_path(kernel.source)}: kernel {kernel.name!r} is also "
                     f"fpgakern's bundled {other.qualname}; rename it (a kernel's name "
                     f"names its generated functions, e.g. {kernel.name}_f32)")
+    _check_tops([k for c in own.values() for k in c.kernels],
+                _tops_of([k for c in bundled.values() for k in c.kernels]),
+                "fpgakern's bundled ")
 
 
 def _load_category(folder: Path, origin: str = PROJECT) -> Category:

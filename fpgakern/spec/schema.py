@@ -16,7 +16,7 @@ from typing import Any
 from fpgakern.errors import SpecError, shown
 from fpgakern.ir import expr, fft, shapes
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES
-from fpgakern.ir.kernel import Kernel, ScalarArg, parse_graph
+from fpgakern.ir.kernel import Kernel, ScalarArg, default_top_name, parse_graph
 from fpgakern.ir.ops import Accuracy
 from fpgakern.ladder import DEFAULT_RUNGS, LAST_RUNG
 from fpgakern.spec.yamlpos import Located
@@ -62,6 +62,9 @@ FIELDS: dict[str, Field] = {
               category_default=False),
         Field("accuracy", "mapping",
               "a row kernel's bound against float64: ulps, row_ulps, sum_ulps",
+              category_default=False),
+        Field("top", "name, or mapping dtype: name",
+              "the hardware top's name (default <kernel>_<dtype tag>, e.g. add_f32)",
               category_default=False),
     )
 }
@@ -117,6 +120,67 @@ _RESERVED = frozenset(
     | _SV_KEYWORDS
     | set(keyword.kwlist)
 )
+# Names a ``top:`` may not take: the top is an ``extern "C"`` function of the generated
+# HLS C++ (global namespace, C linkage), and the C++ testbench and host program that call
+# it include <cmath>, <cstdlib>, <cstdio>, <cstring>, <cstdint>, <complex>, <algorithm>,
+# <vector>, <string>, <chrono> and XRT's headers (which pull in <unistd.h> and
+# <pthread.h>). A top of one of these names redeclares a library function with another
+# signature (a compile error, or worse a silent link to the wrong symbol), or is shadowed
+# by a macro or template of that name. The default tops (``exp_f32``) carry a dtype tag
+# and cannot collide; only a ``top:`` is checked against this list.
+C_MATH_FUNCTIONS = frozenset(
+    {  # <cmath> / <math.h>; their float and long double forms (sqrtf, sqrtl) too
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil",
+        "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "fdim",
+        "floor", "fma", "fmax", "fmin", "fmod", "frexp", "hypot", "ilogb", "isfinite",
+        "isinf", "isnan", "isnormal", "ldexp", "lgamma", "llrint", "llround", "log",
+        "log10", "log1p", "log2", "logb", "lrint", "lround", "modf", "nan", "nearbyint",
+        "nextafter", "nexttoward", "pow", "remainder", "remquo", "rint", "round",
+        "scalbln", "scalbn", "signbit", "sin", "sinh", "sqrt", "tan", "tanh", "tgamma",
+        "trunc", "fpclassify", "j0", "j1", "jn", "y0", "y1", "yn", "gamma", "drem",
+        "significand", "exp10", "pow10", "sincos",
+    }
+)
+C_LIBRARY_NAMES = C_MATH_FUNCTIONS | frozenset(
+    {
+        # <cstdlib> / <stdlib.h>
+        "abort", "atexit", "atof", "atoi", "atol", "atoll", "bsearch", "calloc", "div",
+        "exit", "free", "getenv", "labs", "ldiv", "llabs", "lldiv", "malloc", "qsort",
+        "rand", "realloc", "srand", "strtod", "strtof", "strtol", "strtold", "strtoll",
+        "strtoul", "strtoull", "system", "quick_exit", "aligned_alloc", "posix_memalign",
+        "setenv", "unsetenv", "mkstemp", "random", "srandom",
+        # <cstdio> / <stdio.h>
+        "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc",
+        "getchar", "fgetc", "gets", "fgets", "fopen", "fclose", "fread", "fwrite", "fseek",
+        "ftell", "fflush", "perror", "remove", "rename", "scanf", "sscanf", "fscanf",
+        "tmpfile", "rewind", "feof", "ferror", "stdin", "stdout", "stderr", "getline",
+        # <cstring> / <string.h>
+        "memcpy", "memmove", "memset", "memcmp", "memchr", "strlen", "strcpy", "strncpy",
+        "strcat", "strncat", "strcmp", "strncmp", "strchr", "strrchr", "strstr", "strtok",
+        "strerror", "strdup", "strndup",
+        # <algorithm>, <utility>, <complex>: templates a host's ``using namespace std``
+        # brings into scope beside the top
+        "max", "min", "swap", "sort", "copy", "fill", "find", "count", "clamp", "real",
+        "imag", "conj", "arg", "norm", "polar", "proj", "move", "forward", "begin", "end",
+        "data", "size",
+        # process, time and threads (<unistd.h>, <ctime>, <pthread.h>, <csignal>)
+        "main", "read", "write", "open", "close", "sleep", "usleep", "fork", "pipe",
+        "dup", "dup2", "kill", "signal", "raise", "time", "clock", "difftime", "mktime",
+        "gmtime", "localtime", "strftime", "nanosleep", "select", "poll", "mmap", "munmap",
+        "ioctl", "errno", "assert", "setjmp", "longjmp", "alarm", "getpid", "wait",
+        "exec", "execv", "execve", "execvp", "unlink", "access", "stat", "sync", "link",
+        # namespaces of the host code: XRT's and fpgakern's own
+        "xrt", "fpgakern", "xcl",
+    }
+)
+
+
+def library_symbol(name: str) -> bool:
+    """Whether ``name`` is a C/C++ library name the generated code or a host sees."""
+    return name in C_LIBRARY_NAMES or (name[-1:] in ("f", "l")
+                                       and name[:-1] in C_MATH_FUNCTIONS)
+
+
 # A kernel's name reaches the SystemVerilog only with its dtype tag (real_c64), so the SV
 # keywords that are no C++ word may name a kernel (torch.real's).
 _KERNEL_NAMES_ALLOWED = _SV_KEYWORDS - {"and", "or", "not", "xor", "bool"}
@@ -305,6 +369,8 @@ def validate(
         shapes=_shapes(doc, data.get("shapes")),
         lets=lets,
         stated_accuracy=_accuracy(doc, data.get("accuracy")),
+        tops=_tops(doc, data.get("top"), name, dtypes,
+                   {*inputs, *outputs, *(s.name for s in scalars), *(n for n, _ in lets)}),
     )
     _check_expression(doc, kernel)
     _check_shapes(doc, kernel)
@@ -363,7 +429,55 @@ def _transform_kernel(doc: Located, category: str, merged: dict[str, Any],
         scalars=(TRANSFORM_SCALE,), outputs=outputs, dtypes=dtypes, expression="",
         rungs=rungs,
         compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
-        source=doc.file, transform=transform)
+        source=doc.file, transform=transform,
+        tops=_tops(doc, merged.get("top"), name, dtypes,
+                   {*inputs, *outputs, TRANSFORM_SCALE.name}))
+
+
+def _tops(doc: Located, value: Any, name: str, dtypes: tuple[str, ...],
+          arguments: set[str]) -> tuple[tuple[str, str], ...]:
+    """``top``: one name for a kernel of one dtype, or a mapping dtype: name (the dtypes
+    it leaves out keep their default tops). Each is a name the generated C++,
+    SystemVerilog, file names and host code can carry, no C/C++ library function's
+    (:data:`C_LIBRARY_NAMES`), no argument's, and no two dtypes share one."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        check_identifier(doc, "top", value, "top")  # before it is quoted in a suggestion
+        if len(dtypes) != 1:
+            raise doc.error("top", f"one name for {len(dtypes)} dtypes: name each dtype's "
+                                   f"top with a mapping, such as {{{dtypes[0]}: {value}, "
+                                   f"{dtypes[1]}: {value}_{dtypes[1]}}}")
+        pairs: list[tuple[Any, Any]] = [(dtypes[0], value)]
+        paths: list[tuple[str, ...]] = [("top",)]
+    elif isinstance(value, dict) and value:
+        pairs = list(value.items())
+        paths = [("top", str(d)) for d in value]
+        for dtype, _ in pairs:
+            if dtype not in dtypes:
+                raise doc.error("top", f"{shown(dtype)} is not one of the kernel's dtypes "
+                                       f"({', '.join(dtypes)})", "top", str(dtype))
+    else:
+        raise doc.error("top", "expected a name (top: vadd) or a mapping dtype: name "
+                               "(top: {float32: vadd, int32: vadd_int})")
+    out: list[tuple[str, str]] = []
+    for (dtype, top), path in zip(pairs, paths, strict=True):
+        check_identifier(doc, "top", top, *path)
+        if library_symbol(top):
+            raise doc.error("top", f"{shown(top)} is a C/C++ library function the generated "
+                                   "code and host programs also see: choose another name",
+                            *path)
+        if top in arguments:
+            raise doc.error("top", f"{shown(top)} is already an argument's or let's name",
+                            *path)
+        out.append((dtype, top))
+    chosen = dict(out)
+    for (dtype, top), path in zip(out, paths, strict=True):
+        other = next((d for d in dtypes if d != dtype
+                      and chosen.get(d, default_top_name(name, d)) == top), None)
+        if other is not None:
+            raise doc.error("top", f"{shown(top)} is also the {other} variant's top", *path)
+    return tuple(out)
 
 
 MAX_TRANSFORM_RUNG = 4  # no rung 5: a transform's CUs are rung 3's
