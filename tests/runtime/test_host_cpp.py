@@ -139,8 +139,8 @@ def test_category_entry(built):
     main = folder / "entry_main.cpp"
     main.write_text(ENTRY_MAIN)
     program = emu.compile_host(main, folder / "entry")
-    done = subprocess.run([str(program), str(for_target(path, "sw_emu"))], capture_output=True, text=True,
-                          env=emulation_env("sw_emu"), timeout=60)
+    done = subprocess.run([str(program), str(for_target(path, "sw_emu"))], capture_output=True,
+                          text=True, env=emulation_env("sw_emu"), timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["add 0 21 105", "mul 1", "add_i32 1", "arity 2 avail 1 0"]
 

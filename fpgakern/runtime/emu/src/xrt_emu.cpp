@@ -204,7 +204,7 @@ Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
     x.path = path;
     std::memcpy(x.uuid, data.data() + 0x1A0, 16);
     x.mode = load<uint16_t>(data, 0x14C);
-    x.vbnv = cstr(data, 0x150, 64);
+    x.vbnv = cstr(data, 0x160, 64);
     const uint32_t sections = load<uint32_t>(data, 0x1C0);
     std::map<uint32_t, std::pair<uint64_t, uint64_t>> where;  // kind -> (offset, size)
     for (uint32_t i = 0; i < sections; ++i) {
@@ -450,6 +450,7 @@ EmConfig read_emconfig() {
     if (file_version && file_version->text != "2.0") {
         // XRT's message (emulation common config.cxx), and it then emulates no device.
         std::printf("incompatible version of emconfig.json found.Please regenerate this file\n");
+        std::fflush(stdout);
         return cfg;
     }
     const Json* platform = doc.get("Platform");
