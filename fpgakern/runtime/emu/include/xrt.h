@@ -1,5 +1,5 @@
 // fpgakern XRT emulation: the C typedefs of XRT's top-level xrt.h (xrt/deprecated/xrt.h in
-// XRT 2.16) that the native C++ headers expose: xclDeviceHandle, xclBufferHandle,
+// newer releases) that the native C++ headers expose: xclDeviceHandle, xclBufferHandle,
 // xclBufferExportHandle, and xclBOSyncDirection (xrt/detail/xrt_mem.h). The xcl* C
 // functions themselves are not emulated (docs/runtime.md, "The XRT native API").
 #ifndef FPGAKERN_EMU_XRT_H_

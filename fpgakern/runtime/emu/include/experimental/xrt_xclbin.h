@@ -1,5 +1,5 @@
 // fpgakern XRT emulation: xrt::xclbin, as XRT's experimental/xrt_xclbin.h declares it
-// (signatures checked against XRT 2.16 / 2023.2; docs/runtime.md "The XRT native API"):
+// (signatures checked against XRT's; docs/runtime.md "The XRT native API"):
 // an .xclbin read from a file, its kernels, their arguments and compute units, and the
 // memories of MEM_TOPOLOGY (GROUP_TOPOLOGY when the file has it, as XRT reads it).
 #ifndef FPGAKERN_EMU_XRT_XCLBIN_H_

@@ -1,5 +1,6 @@
 // fpgakern XRT emulation: xrt::bo, as XRT's xrt/xrt_bo.h declares it (signatures checked
-// against XRT 2.13 / 2022.1 and 2.16 / 2023.2; docs/runtime.md "The XRT native API").
+// against XRT 2.13 / 2022.1 and the device constructors of 2.14+; docs/runtime.md "The XRT
+// native API").
 //
 // As on a card, a buffer object has a host side (map/write/read) and a device side (what
 // the kernel sees); sync() copies between them, so host code that forgets a sync reads

@@ -1,5 +1,5 @@
 // fpgakern XRT emulation: xrt::device, as XRT's xrt/xrt_device.h declares it (signatures
-// checked against XRT 2.16 / 2023.2; docs/runtime.md "The XRT native API").
+// checked against XRT's; docs/runtime.md "The XRT native API").
 //
 // The device is emulated: XCL_EMULATION_MODE=sw_emu runs each kernel's HLS C++ model,
 // hw_emu its Verilator RTL model (fpgakern/runtime/emu/include/fkemu_model.h). The models

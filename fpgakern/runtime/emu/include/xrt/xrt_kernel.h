@@ -1,5 +1,5 @@
 // fpgakern XRT emulation: xrt::kernel and xrt::run, as XRT's xrt/xrt_kernel.h declares
-// them (signatures checked against XRT 2.16 / 2023.2; docs/runtime.md "The XRT native API").
+// them (signatures checked against XRT's; docs/runtime.md "The XRT native API").
 //
 // A kernel object names a kernel of the loaded xclbin and, optionally, a subset of its
 // compute units ("add_f32:{add_f32_1,add_f32_2}", as XRT parses it). A run starts with
