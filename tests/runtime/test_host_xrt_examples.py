@@ -37,6 +37,7 @@ PROGRAMS = {
     "copy_host_only": ["copy_host_only.cpp"],
     "device_info": ["device_info.cpp", "report.cpp"],  # two sources
     "memory_rules": ["memory_rules.cpp"],
+    "queue_pipeline": ["queue_pipeline.cpp"],
 }
 
 FOUR_CUS = "[connectivity]\nnk=add_i32:4\n"
@@ -119,6 +120,15 @@ def test_multiple_cus(programs, tmp_path_factory, target, placement):
     assert "WARNING" not in done.stderr
     if target == "hw_emu":
         assert cu_runs(done.stderr) == {f"add_i32_{i}": 2 for i in range(1, 5)}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_queue(programs, tmp_path_factory, target):
+    """xrt::queue: transfers on one queue, the run and the read-back on another that
+    waits for the first's future."""
+    xclbins = linked(tmp_path_factory, "one_cu")
+    done = run(programs["queue_pipeline"], xclbins[target], target=target)
+    assert done.stdout.splitlines() == ["TEST PASSED"]
 
 
 def has_groups(path: Path) -> bool:
@@ -212,6 +222,8 @@ def test_any_bank_of_a_range(programs, tmp_path_factory, target):
     done = run(program, path, "banks", 0, 5, 4, "", target=target)
     assert done.stdout.splitlines() == ["state 4 out -1"]
     assert "global argument at index 2. The argument is allocated in bank 4" in done.stderr
+    done = run(program, path, "banks", 0, 4, 99, "", target=target, ok=False)
+    assert done.returncode != 0 and "cannot allocate a buffer in memory group 99" in done.stderr
 
 
 def with_groups(path: Path) -> tuple[Path, int]:

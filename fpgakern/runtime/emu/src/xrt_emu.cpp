@@ -36,6 +36,9 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -48,10 +51,12 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "fkemu_model.h"
+#include "experimental/xrt_queue.h"
 #include "experimental/xrt_xclbin.h"
 #include "xrt/xrt_bo.h"
 #include "xrt/xrt_device.h"
@@ -68,6 +73,14 @@ constexpr uint64_t kDeviceBase = 1ULL << 36;  // buffers live above 4 GiB
 [[noreturn]] void fail(const std::string& what) {
     throw std::runtime_error("fpgakern emulation: " + what);
 }
+
+// The library's API calls are serialized (the host's threads, xrt::queue's workers): the
+// emulated device steps one run at a time anyway.
+std::recursive_mutex& api_mutex() {
+    static std::recursive_mutex mutex;
+    return mutex;
+}
+using ApiLock = std::lock_guard<std::recursive_mutex>;
 
 template <typename T>
 T load(const std::vector<uint8_t>& data, uint64_t offset) {
@@ -874,6 +887,14 @@ class bo_impl {
     bo_impl(std::shared_ptr<device_impl> device, size_t size, bo::flags flags,
             memory_group group, void* userptr)
         : device_(std::move(device)), size_(size), group_(group), flags_(flags) {
+        // A memory the loaded xclbin does not have cannot hold a buffer (XRT's allocation
+        // fails too).
+        const size_t mems = device_->xclbin().mems.size();
+        if (mems && (group & 0xFFFF) >= mems) {
+            fail("cannot allocate a buffer in memory group " + std::to_string(group & 0xFFFF) +
+                 ": the loaded xclbin's memory topology has " + std::to_string(mems) +
+                 " entries");
+        }
         storage_ = std::make_shared<Storage>();
         const size_t bytes = std::max<size_t>((size + kPage - 1) / kPage * kPage, kPage);
         storage_->bytes = bytes;
@@ -1263,14 +1284,16 @@ std::shared_ptr<device_impl> open_device(unsigned int index) {
 }
 }  // namespace
 
-device::device(unsigned int didx) : handle_(open_device(didx)) {}
+device::device(unsigned int didx) : handle_((ApiLock(api_mutex()), open_device(didx))) {}
 
 uuid device::load_xclbin(const std::string& xclbin_fnm) {
+    ApiLock lock(api_mutex());
     if (!handle_) fail("load_xclbin on an empty xrt::device");
     return handle_->load(read_axlf(read_file(xclbin_fnm), xclbin_fnm));
 }
 
 uuid device::load_xclbin(const xrt::xclbin& xclbin) {
+    ApiLock lock(api_mutex());
     if (!handle_) fail("load_xclbin on an empty xrt::device");
     if (!xclbin) fail("load_xclbin of an empty xrt::xclbin");
     return handle_->load(xclbin.get_handle()->x);
@@ -1279,6 +1302,7 @@ uuid device::load_xclbin(const xrt::xclbin& xclbin) {
 uuid device::get_xclbin_uuid() const { return handle_ ? handle_->loaded() : uuid(); }
 
 void device::query(info::device param, std::string* out) const {
+    ApiLock lock(api_mutex());
     if (!handle_) fail("get_info on an empty xrt::device");
     switch (param) {
         case info::device::name:
@@ -1327,6 +1351,7 @@ void device::query(info::device param, bool* out) const {
 
 bo::bo(const xrt::device& device, void* userptr, size_t sz, bo::flags flags,
        memory_group grp) {
+    ApiLock lock(api_mutex());
     if (!device) fail("xrt::bo on an empty xrt::device");
     handle_ = std::make_shared<bo_impl>(device.get_handle(), sz, flags, grp, userptr);
 }
@@ -1335,6 +1360,7 @@ bo::bo(const xrt::device& device, size_t sz, bo::flags flags, memory_group grp)
     : bo(device, nullptr, sz, flags, grp) {}
 
 bo::bo(const bo& parent, size_t size, size_t offset) {
+    ApiLock lock(api_mutex());
     if (!parent) fail("sub-buffer of an empty xrt::bo");
     handle_ = std::make_shared<bo_impl>(*parent.handle_, size, offset);
 }
@@ -1344,6 +1370,7 @@ uint64_t bo::address() const { return handle_->address(); }
 memory_group bo::get_memory_group() const { return handle_->group_; }
 bo::flags bo::get_flags() const { return handle_->flags_; }
 void bo::sync(xclBOSyncDirection dir, size_t sz, size_t offset) {
+    ApiLock lock(api_mutex());
     handle_->sync(dir, sz, offset);
 }
 void* bo::map() { return handle_->host(); }
@@ -1356,6 +1383,7 @@ void bo::read(void* dst, size_t size, size_t skip) {
     std::memcpy(dst, handle_->host() + skip, size);
 }
 void bo::copy(const bo& src, size_t sz, size_t src_offset, size_t dst_offset) {
+    ApiLock lock(api_mutex());
     if (!src || !handle_) fail("bo copy of an empty xrt::bo");
     if (sz == 0) fail("bo copy: size is 0");  // XRT throws on a 0-byte copy too
     src.handle_->check(sz, src_offset, "copy source");
@@ -1367,6 +1395,7 @@ void bo::copy(const bo& src, size_t sz, size_t src_offset, size_t dst_offset) {
 
 kernel::kernel(const xrt::device& device, const xrt::uuid& xclbin_id, const std::string& name,
                cu_access_mode) {
+    ApiLock lock(api_mutex());
     if (!device) fail("xrt::kernel on an empty xrt::device");
     if (xclbin_id != device.get_handle()->loaded()) {
         fail("xrt::kernel: uuid " + xclbin_id.to_string() + " is not the loaded xclbin");
@@ -1374,29 +1403,93 @@ kernel::kernel(const xrt::device& device, const xrt::uuid& xclbin_id, const std:
     handle_ = std::make_shared<kernel_impl>(device.get_handle(), name);
 }
 
-int kernel::group_id(int argno) const { return handle_->group_id(argno); }
+int kernel::group_id(int argno) const {
+    ApiLock lock(api_mutex());
+    return handle_->group_id(argno);
+}
 uint32_t kernel::offset(int argno) const { return handle_->arg(argno).offset; }
 std::string kernel::get_name() const { return handle_->kernel_name_; }
 
 run::run(const kernel& krnl) {
+    ApiLock lock(api_mutex());
     if (!krnl) fail("xrt::run of an empty xrt::kernel");
     handle_ = std::make_shared<run_impl>(krnl.get_handle());
 }
 
-void run::start() { handle_->start(handle_); }
+void run::start() {
+    ApiLock lock(api_mutex());
+    handle_->start(handle_);
+}
 
 ert_cmd_state run::wait(const std::chrono::milliseconds& timeout) const {
+    ApiLock lock(api_mutex());
     // As XRT: a zero timeout waits for completion; otherwise ERT_CMD_STATE_TIMEOUT when
     // the run has not finished in time (it keeps running).
     if (!handle_->finish(timeout.count())) return ERT_CMD_STATE_TIMEOUT;
     return handle_->state_;
 }
 
-ert_cmd_state run::state() const { return handle_->state_; }
+ert_cmd_state run::state() const {
+    ApiLock lock(api_mutex());
+    return handle_->state_;
+}
 
 void run::set_arg_at_index(int index, const void* value, size_t bytes) {
+    ApiLock lock(api_mutex());
     handle_->set(index, value, bytes);
 }
-void run::set_arg_at_index(int index, const xrt::bo& boh) { handle_->set(index, boh); }
+void run::set_arg_at_index(int index, const xrt::bo& boh) {
+    ApiLock lock(api_mutex());
+    handle_->set(index, boh);
+}
+
+// ------------------------------------------------------------------ queue
+
+// One worker thread running the queue's tasks in order; it finishes the tasks enqueued
+// before the queue's last handle goes, then stops.
+class queue_impl {
+  public:
+    queue_impl() : worker_([this] { work(); }) {}
+    ~queue_impl() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        ready_.notify_one();
+        worker_.join();
+    }
+    void add(std::function<void()> task) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            tasks_.push_back(std::move(task));
+        }
+        ready_.notify_one();
+    }
+
+  private:
+    void work() {
+        for (;;) {
+            std::function<void()> task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+                if (tasks_.empty()) return;
+                task = std::move(tasks_.front());
+                tasks_.pop_front();
+            }
+            task();  // a packaged_task: its exception goes to its future
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::function<void()>> tasks_;
+    bool stop_ = false;
+    std::thread worker_;
+};
+
+queue::queue() : impl_(std::make_shared<queue_impl>()) {}
+
+void queue::add_task(std::function<void()> task) { impl_->add(std::move(task)); }
 
 }  // namespace xrt
