@@ -5,13 +5,18 @@
 #ifndef FPGAKERN_EMU_XRT_H_
 #define FPGAKERN_EMU_XRT_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 // Linux definitions of XRT's xrt.h.
 typedef void* xclDeviceHandle;
+#define XRT_NULL_HANDLE NULL
 typedef unsigned int xclBufferHandle;
-typedef int xclBufferExportHandle;
 #define NULLBO 0xffffffff
+#define XRT_NULL_BO NULLBO
+typedef int32_t xclBufferExportHandle;
+#define NULLBOEXPORT -1
+#define XRT_NULL_BO_EXPORT NULLBOEXPORT
 
 #ifndef FPGAKERN_EMU_XCL_BO_SYNC_DIRECTION
 #define FPGAKERN_EMU_XCL_BO_SYNC_DIRECTION
