@@ -41,8 +41,9 @@ PROGRAMS = {
 }
 
 FOUR_CUS = "[connectivity]\nnk=add_i32:4\n"
-ONE_BANK = FOUR_CUS + "".join(f"sp=add_i32_{i}.{arg}:DDR[0]\n" for i in range(1, 5)
-                              for arg in ("a", "b", "out"))
+ALL_ON_DDR0 = "".join(f"sp=add_i32_{i}.{arg}:DDR[0]\n" for i in range(1, 5)
+                      for arg in ("a", "b", "out"))
+ONE_BANK = FOUR_CUS + ALL_ON_DDR0
 HBM = ("[connectivity]\nsp=add_i32_1.a:HBM[0:3]\nsp=add_i32_1.b:HBM[4:7]\n"
        "sp=add_i32_1.out:HBM[8:11]\n")
 
@@ -54,16 +55,17 @@ def programs(tmp_path_factory) -> dict[str, Path]:
             for name, sources in PROGRAMS.items()}
 
 
-_links: dict[tuple[str, str], dict[str, Path]] = {}
+_links: dict[tuple[str, str, str], dict[str, Path]] = {}
 
 
-def linked(tmp_path_factory, name: str, platform: str = "u250", cfg: str = "") -> dict[str, Path]:
-    """The kernel linked for ``platform`` with link config ``cfg``, once per emulation
+def linked(tmp_path_factory, name: str, platform: str = "u250", cfg: str = "",
+           kernel: str = KERNEL) -> dict[str, Path]:
+    """``kernel`` linked for ``platform`` with link config ``cfg``, once per emulation
     target (``{target: xclbin}``), its models prepared for both targets."""
-    key = (platform, cfg)
+    key = (platform, cfg, kernel)
     if key not in _links:
         folder = tmp_path_factory.mktemp(name)
-        inputs = resolve.resolve([KERNEL], LIBRARY, folder / "build")
+        inputs = resolve.resolve([kernel], LIBRARY, folder / "build")
         paths = {}
         for target in TARGETS:
             design = linker.link(inputs, platforms.load(platform),
@@ -104,17 +106,26 @@ def test_hello_vadd(programs, tmp_path_factory, target):
     assert done.stdout.splitlines()[-1] == "TEST PASSED"
 
 
+RUNG3 = "binary_ops/add@opt3:int32"
+PLACEMENTS = {  # name: (kernel, link config, each CU's bank)
+    "several_banks": (KERNEL, FOUR_CUS, [0, 1, 2, 3]),  # nk=, no sp=: the link spreads them
+    "one_bank": (KERNEL, ONE_BANK, [0, 0, 0, 0]),
+    "rung3": (RUNG3, "", [0, 1, 2, 3]),  # rung 3's own 4 CUs and link.cfg
+    "rung3_one_bank": (RUNG3, "[connectivity]\n" + ALL_ON_DDR0, [0, 0, 0, 0]),
+}
+
+
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("placement", ["several_banks", "one_bank"])
+@pytest.mark.parametrize("placement", list(PLACEMENTS))
 def test_multiple_cus(programs, tmp_path_factory, target, placement):
-    """4 CUs: without sp= lines the link spreads them over u250's 4 DDR banks; with sp=
-    all on DDR[0]. Per-CU kernel objects, then one over every CU whose runs go to a CU
-    their buffers fit."""
-    cfg = FOUR_CUS if placement == "several_banks" else ONE_BANK
-    xclbins = linked(tmp_path_factory, placement, cfg=cfg)
+    """4 CUs: rung 4 with nk=add_i32:4, whose link spreads the CUs over u250's 4 DDR banks
+    without sp= lines, or puts them all on DDR[0] with them; rung 3, which builds 4 CUs
+    and a link.cfg spreading them, alone and under a config putting them on DDR[0].
+    Per-CU kernel objects, then one over every CU whose runs go to a CU their buffers fit."""
+    kernel, cfg, banks = PLACEMENTS[placement]
+    xclbins = linked(tmp_path_factory, placement, cfg=cfg, kernel=kernel)
     done = run(programs["multi_cu"], xclbins[target], 4, target=target)
     lines = done.stdout.splitlines()
-    banks = [0, 1, 2, 3] if placement == "several_banks" else [0, 0, 0, 0]
     assert lines[:4] == [f"add_i32_{i + 1} group_id {b} {b} {b}" for i, b in enumerate(banks)]
     assert lines[-1] == "TEST PASSED"
     assert "WARNING" not in done.stderr
