@@ -743,7 +743,14 @@ class device_impl {
             cu.mems = info.mems;
             cus_.push_back(cu);
         }
-        load_models(x.path);
+        try {
+            load_models(x.path);
+        } catch (...) {
+            close();  // no half-loaded xclbin stays behind
+            xclbin_ = Axlf();
+            uuid_ = uuid();
+            throw;
+        }
         uuid_ = uuid(x.uuid);
         return uuid_;
     }
