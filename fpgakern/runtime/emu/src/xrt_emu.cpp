@@ -178,12 +178,13 @@ struct Axlf {
     std::vector<CuInfo> cus;
     std::vector<MemInfo> mems;       // GROUP_TOPOLOGY, else MEM_TOPOLOGY
     std::vector<std::string> banks;  // MEM_TOPOLOGY's tags (bank lines of the config)
+    unsigned long max_mhz = 0;       // the fastest clock of CLOCK_FREQ_TOPOLOGY
     bool groups = false;             // the file has GROUP_TOPOLOGY / GROUP_CONNECTIVITY
 };
 
 // Section kinds (xclbin.h).
 constexpr uint32_t kEmbeddedMetadata = 2, kMemTopology = 6, kConnectivity = 7, kIpLayout = 8,
-                   kGroupTopology = 26, kGroupConnectivity = 27;
+                   kClockFreqTopology = 11, kGroupTopology = 26, kGroupConnectivity = 27;
 
 // XCLBIN_MODE (xclbin.h): 0-3 hardware flows, 4 XCLBIN_HW_EMU, 5 XCLBIN_SW_EMU,
 // 6 XCLBIN_HW_EMU_PR.
@@ -278,6 +279,15 @@ Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
         cu.base = load<uint64_t>(data, entry + 8);
         ip_to_cu[static_cast<size_t>(i)] = static_cast<int>(x.cus.size());
         x.cus.push_back(cu);
+    }
+    // CLOCK_FREQ_TOPOLOGY: int16 count, then 136-byte clock_freq (uint16 MHz first).
+    auto clocks = where.find(kClockFreqTopology);
+    if (clocks != where.end()) {
+        const int16_t n = load<int16_t>(data, clocks->second.first);
+        for (int16_t i = 0; i < n; ++i) {
+            const uint64_t entry = clocks->second.first + 2 + 136ULL * static_cast<uint64_t>(i);
+            x.max_mhz = std::max<unsigned long>(x.max_mhz, load<uint16_t>(data, entry));
+        }
     }
     // MEM_TOPOLOGY and CONNECTIVITY, or their GROUP_ forms when present (XRT's
     // xclbin_parser: a missing group section defaults to the plain one).
@@ -1346,7 +1356,10 @@ void device::query(info::device param, std::uint32_t* out) const {
 }
 void device::query(info::device param, unsigned long* out) const {
     if (param != info::device::max_clock_frequency_mhz) fail("get_info: not an integer key");
-    *out = 300;  // XRT's emulation default (OclFreqency)
+    // The loaded xclbin's fastest clock; before one is loaded, 300 (XRT emulation's default
+    // OCL frequency).
+    const unsigned long mhz = handle_ ? handle_->xclbin().max_mhz : 0;
+    *out = mhz ? mhz : 300;
 }
 void device::query(info::device param, bool* out) const {
     if (!handle_) fail("get_info on an empty xrt::device");
