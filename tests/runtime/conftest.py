@@ -93,6 +93,25 @@ def link_xclbin(folder: Path, refs: list[str], target: str = "hw_emu") -> Path:
     return path
 
 
+def for_target(path: Path, target: str) -> Path:
+    """The .xclbin ``path`` as linked for emulation ``target``: the same design with the
+    header's mode of ``target`` (what ``fpgakern link --target`` changes), written beside
+    it so that its fpgakern_emu.cfg applies. The emulation refuses an xclbin built for
+    another target than XCL_EMULATION_MODE, as XRT does."""
+    import struct
+
+    from fpgakern.link import axlf
+
+    data = bytearray(path.read_bytes())
+    mode = axlf.TARGET_MODES[target]
+    if struct.unpack_from("<H", data, 0x14C)[0] == mode:
+        return path
+    struct.pack_into("<H", data, 0x14C, mode)
+    out = path.with_name(f"{path.stem}.{target}.xclbin")
+    out.write_bytes(bytes(data))
+    return out
+
+
 def emulation_env(target: str) -> dict[str, str]:
     """The environment a host program runs in on ``target`` (XCL_EMULATION_MODE), without
     a config file of another test's."""

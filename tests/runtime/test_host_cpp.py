@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, emulation_env, link_xclbin, variant
+from conftest import LIBRARY, emulation_env, for_target, link_xclbin, variant
 
 from fpgakern.backends import host
 from fpgakern.runtime import emu
@@ -39,7 +39,7 @@ def _run_cases(p, program, xclbin_path, stem, target):
     """The host program on the standard cases, written as ``<stem>_<i>.bin``; the cases
     and the finished process (its outputs are ``<stem>_<i>.out``)."""
     cases = stimulus.cases(p.kernel, p.dtype, size=500, lanes=16)
-    argv = [str(program), "-x", str(xclbin_path)]
+    argv = [str(program), "-x", str(for_target(xclbin_path, target))]
     for i, case in enumerate(cases):
         csim.write_case(case, p, Path(f"{stem}_{i}.bin"))
         argv += [f"{stem}_{i}.bin", f"{stem}_{i}.out"]
@@ -85,8 +85,9 @@ def test_missing_kernel_is_a_status_not_a_crash(built, tmp_path):
     _, program = programs["add_f32"]
     only_exp = link_xclbin(tmp_path, ["unary_ops/exp@opt4:float32"])
     emu.prepare(only_exp, ("sw_emu",))
-    done = subprocess.run([str(program), "-x", str(only_exp), "-n", "10"], capture_output=True,
-                          text=True, env=emulation_env("sw_emu"), timeout=60)
+    done = subprocess.run([str(program), "-x", str(for_target(only_exp, "sw_emu")), "-n", "10"],
+                          capture_output=True, text=True, env=emulation_env("sw_emu"),
+                          timeout=60)
     assert done.returncode == 3
     assert "kernel not in the xclbin" in done.stderr and "No such kernel 'add_f32'" in done.stderr
 
@@ -100,7 +101,7 @@ def test_emulation_needs_mode_and_config(built, tmp_path):
                           text=True, env=env, timeout=60)
     assert done.returncode == 1 and "XCL_EMULATION_MODE" in done.stderr
     lonely = tmp_path / "lonely.xclbin"
-    lonely.write_bytes(path.read_bytes())
+    lonely.write_bytes(for_target(path, "sw_emu").read_bytes())
     done = subprocess.run([str(program), "-x", str(lonely), "-n", "4"], capture_output=True,
                           text=True, env=emulation_env("sw_emu"), cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and "prepare" in done.stderr
@@ -138,8 +139,8 @@ def test_category_entry(built):
     main = folder / "entry_main.cpp"
     main.write_text(ENTRY_MAIN)
     program = emu.compile_host(main, folder / "entry")
-    done = subprocess.run([str(program), str(path)], capture_output=True, text=True,
-                          env=emulation_env("sw_emu"), timeout=60)
+    done = subprocess.run([str(program), str(for_target(path, "sw_emu"))], capture_output=True,
+                          text=True, env=emulation_env("sw_emu"), timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["add 0 21 105", "mul 1", "add_i32 1", "arity 2 avail 1 0"]
 

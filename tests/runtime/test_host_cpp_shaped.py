@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, emulation_env, link_xclbin, variant
+from conftest import LIBRARY, emulation_env, for_target, link_xclbin, variant
 
 from fpgakern.backends import host
 from fpgakern.ir import shapes
@@ -105,7 +105,8 @@ def batch_norm_host(shaped_hosts):
 
 def _run(program: Path, xclbin_path: Path, *files: str,
          target: str = "hw_emu") -> subprocess.CompletedProcess:
-    return subprocess.run([str(program), "-x", str(xclbin_path), *files], capture_output=True,
+    return subprocess.run([str(program), "-x", str(for_target(xclbin_path, target)), *files],
+                          capture_output=True,
                           text=True, env=emulation_env(target), timeout=300)
 
 

@@ -10,7 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, emulation_env, link_xclbin, variant
+from conftest import LIBRARY, emulation_env, for_target, link_xclbin, variant
 
 from fpgakern.backends import host
 from fpgakern.ir import fft
@@ -99,7 +99,8 @@ def test_host_program_is_the_reference(linked, target, transform):
             x.tofile(f)
         argv += [str(stem.with_suffix(".bin")), str(stem.with_suffix(".out"))]
         cases.append((x, n, norm, stem))
-    done = subprocess.run([str(program), "-x", str(path), *argv], capture_output=True,
+    done = subprocess.run([str(program), "-x", str(for_target(path, target)), *argv],
+                          capture_output=True,
                           text=True, env=emulation_env(target), timeout=600)
     assert done.returncode == 0, done.stderr
     for x, n, norm, stem in cases:
@@ -111,7 +112,8 @@ def test_host_program_is_the_reference(linked, target, transform):
 
 def test_category_entry_runs(linked):
     folder, path, _, entry = linked
-    done = subprocess.run([str(entry), str(path)], capture_output=True, text=True,
+    done = subprocess.run([str(entry), str(for_target(path, "sw_emu"))], capture_output=True,
+                          text=True,
                           env=emulation_env("sw_emu"), timeout=120)
     assert done.returncode == 0, done.stderr
     scale = 1 / np.sqrt(8)

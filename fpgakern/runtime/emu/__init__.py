@@ -1,10 +1,12 @@
 """fpgakern's emulation of XRT's C++ API, for the generated host code.
 
-``include/xrt/`` declares the subset of XRT's native API the host wrappers use
-(``xrt::device``, ``xrt::kernel``, ``xrt::run``, ``xrt::bo``, ``xrt::uuid``), source-compatible
-with XRT's own headers; ``src/xrt_emu.cpp`` implements it over the emulation models
+``include/`` declares the subset of XRT's native API that published XRT hosts use
+(``xrt::device``, ``xrt::kernel``, ``xrt::run``, ``xrt::bo``, ``xrt::uuid``, ``xrt::xclbin``,
+the C handle typedefs), source-compatible with XRT's own headers (docs/runtime.md, "The
+XRT native API"); ``src/xrt_emu.cpp`` implements it over the emulation models
 (``include/fkemu_model.h``). :func:`prepare` builds the models of an .xclbin's kernels and
-writes ``fpgakern_emu.cfg`` beside it (the role of Vitis' emconfig.json; it also carries
+writes ``fpgakern_emu.cfg`` beside it (the models of each kernel, which a Vitis emconfig.json
+cannot name; the library also reads emconfig.json for the device count and name; it carries
 hw_emu's bytes per kernel cycle of each bank with a bandwidth figure, computed as
 :mod:`fpgakern.runtime.memory` does, since an .xclbin has no field for them);
 :func:`compile_host` builds a host program against the emulation library.
@@ -15,6 +17,7 @@ hw_emu's bytes per kernel cycle of each bank with a bandwidth figure, computed a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from fpgakern import paths
@@ -78,10 +81,16 @@ def library_object() -> Path:
     return cached_build("emu/xrt", "xrt_emu", key[:24], "xrt_emu.o", build) / "xrt_emu.o"
 
 
-def compile_host(main: Path, out: Path, include_dirs: tuple[Path, ...] = ()) -> Path:
-    """Compile a host program (warnings are errors) and link the emulation library."""
-    gxx.run([*compile_flags((main.parent, *include_dirs)), str(main),
-             str(library_object()), *LIBS, "-o", str(out)], main.name)
+def compile_host(sources: Path | Sequence[Path], out: Path,
+                 include_dirs: tuple[Path, ...] = ()) -> Path:
+    """Compile a host program from one source file or several (warnings are errors; each
+    source's folder is on the include path) and link the emulation library."""
+    files = [sources] if isinstance(sources, Path) else list(sources)
+    if not files:
+        raise UsageError("compile_host: no source file")
+    folders = tuple(dict.fromkeys(f.parent for f in files))
+    gxx.run([*compile_flags((*folders, *include_dirs)), *(str(f) for f in files),
+             str(library_object()), *LIBS, "-o", str(out)], files[0].name)
     return out
 
 

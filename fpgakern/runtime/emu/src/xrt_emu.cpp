@@ -1,33 +1,44 @@
 // fpgakern's XRT emulation library: the subset of XRT's native C++ API declared in
-// ../include/xrt/, implemented over fpgakern's emulation models.
+// ../include/ (xrt/*.h, experimental/xrt_xclbin.h), implemented over fpgakern's
+// emulation models.
 //
-// load_xclbin reads the .xclbin like XRT does: the axlf header (uuid, mode), IP_LAYOUT
-// (compute units "kernel:instance"), CONNECTIVITY and MEM_TOPOLOGY (the bank of each CU
-// argument: xrt::kernel::group_id), EMBEDDED_METADATA (each kernel's arguments: id,
-// register offset, size, address qualifier). The emulation config then names, per
-// kernel, the model library for the XCL_EMULATION_MODE in force; each CU of the xclbin
-// becomes one model instance. Runs are driven over the CU's control registers like XRT's
-// driver does; on hw_emu the cycles of every run are counted and summarized on stderr
-// when the device closes.
+// load_xclbin reads the .xclbin like XRT does: the axlf header (uuid, mode: an xclbin
+// built for another target than XCL_EMULATION_MODE is refused), IP_LAYOUT (compute units
+// "kernel:instance"), GROUP_TOPOLOGY and GROUP_CONNECTIVITY when present, else
+// MEM_TOPOLOGY and CONNECTIVITY (XRT's xclbin_parser falls back the same way): the
+// memories each CU argument connects to, several for a bank range (xrt::kernel::group_id
+// answers the highest memory index, as XRT's does), EMBEDDED_METADATA (each kernel's
+// arguments: id, register offset, size, address qualifier). The emulation config then
+// names, per kernel, the model library for the XCL_EMULATION_MODE in force; each CU of
+// the xclbin becomes one model instance. A run keeps the CUs whose connections fit the
+// buffers it is given (XRT's CU selection). Runs are driven over the CU's control
+// registers like XRT's driver does; on hw_emu the cycles of every run are counted and
+// summarized on stderr when the device closes. emconfig.json (Vitis' emconfigutil) gives
+// the number of devices and their platform name.
 //
 // hw_emu's memory, as the Python runtime's (fpgakern/runtime/memory.py): each bank of
 // MEM_TOPOLOGY that has a bandwidth figure moves at most that many bytes per kernel cycle
-// over all the CU ports CONNECTIVITY places on it. The figures are not in the xclbin (XRT's
-// format has no field for them): 'python -m fpgakern.runtime.emu prepare' computes them
-// from the platform file the header's VBNV names and the kernel clock of
-// CLOCK_FREQ_TOPOLOGY, and writes them into the emulation config as
-// 'bank INDEX TAG BYTES_PER_CYCLE' lines; banks without a line have no limit. Each port
-// (an argument's m_axi bundle, from EMBEDDED_METADATA's port) is placed on its bank with
-// the model's fkemu_cu_place. A bank object belongs to one model library, so the CUs of
-// one kernel share a bank's credit; kernels of different libraries on one bank each see
-// the whole figure. Lockstep: run::wait steps every CU of the same kernel whose run has
-// started and not yet been waited for, one cycle each per emulated cycle
-// (fkemu_cus_wait_interrupt), until the waited run's CU is done; CUs of other kernels
-// advance when their own runs are waited for.
+// over all the CU ports placed on it. The figures are not in the xclbin (XRT's format has
+// no field for them): 'python -m fpgakern.runtime.emu prepare' computes them from the
+// platform file the header's VBNV names and the kernel clock of CLOCK_FREQ_TOPOLOGY, and
+// writes them into the emulation config as 'bank INDEX TAG BYTES_PER_CYCLE' lines; banks
+// without a line (and memory groups) have no limit. Each port (an argument's m_axi
+// bundle, from EMBEDDED_METADATA's port) is placed with the model's fkemu_cu_place on its
+// argument's default memory at load, and on the bank of the buffer a run gives it. A bank
+// object belongs to one model library, so the CUs of one kernel share a bank's credit;
+// kernels of different libraries on one bank each see the whole figure. Lockstep:
+// run::wait steps every CU of the same kernel whose run has started and not yet been
+// waited for, one cycle each per emulated cycle (fkemu_cus_wait_interrupt), until the
+// waited run's CU is done; CUs of other kernels advance when their own runs are waited for.
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -40,9 +51,13 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "fkemu_model.h"
+#include "experimental/xrt_queue.h"
+#include "experimental/xrt_xclbin.h"
 #include "xrt/xrt_bo.h"
 #include "xrt/xrt_device.h"
 #include "xrt/xrt_kernel.h"
@@ -58,6 +73,14 @@ constexpr uint64_t kDeviceBase = 1ULL << 36;  // buffers live above 4 GiB
 [[noreturn]] void fail(const std::string& what) {
     throw std::runtime_error("fpgakern emulation: " + what);
 }
+
+// The library's API calls are serialized (the host's threads, xrt::queue's workers): the
+// emulated device steps one run at a time anyway.
+std::recursive_mutex& api_mutex() {
+    static std::recursive_mutex mutex;
+    return mutex;
+}
+using ApiLock = std::lock_guard<std::recursive_mutex>;
 
 template <typename T>
 T load(const std::vector<uint8_t>& data, uint64_t offset) {
@@ -110,7 +133,9 @@ uint64_t number(const std::map<std::string, std::string>& attrs, const std::stri
 
 struct ArgInfo {
     std::string name;
+    std::string port;    // as EMBEDDED_METADATA names it ("M_AXI_GMEM0", "S_AXI_CONTROL")
     std::string bundle;  // m_axi bundle of a buffer ("gmem0", from port="M_AXI_GMEM0")
+    std::string type;    // the host type ("int*", "unsigned int")
     int id = 0;
     int qualifier = 0;  // 0 scalar, 1 global memory
     uint32_t offset = 0;
@@ -121,6 +146,354 @@ struct KernelInfo {
     std::string name;
     std::vector<ArgInfo> args;  // by id
 };
+
+// One MEM_TOPOLOGY (or GROUP_TOPOLOGY) entry.
+struct MemInfo {
+    std::string tag;
+    uint8_t type = 0;
+    bool used = false;
+    uint64_t size_kb = 0;
+    uint64_t base = 0;
+};
+
+constexpr uint8_t kMemStreaming = 3, kMemStreamingConnection = 9;
+
+// One compute unit of IP_LAYOUT.
+struct CuInfo {
+    std::string kernel;
+    std::string name;  // instance, e.g. add_f32_1
+    uint64_t base = 0;
+    // arg id -> the memory indices it connects to, ascending (GROUP_CONNECTIVITY when the
+    // xclbin has it, else CONNECTIVITY, as XRT reads them; streams left out).
+    std::map<int, std::vector<int>> mems;
+};
+
+// An .xclbin as XRT reads it (the parts the emulation uses).
+struct Axlf {
+    std::string path;
+    uint16_t mode = 0;
+    unsigned char uuid[16] = {};
+    std::string vbnv;
+    std::vector<KernelInfo> kernels;
+    std::vector<CuInfo> cus;
+    std::vector<MemInfo> mems;       // GROUP_TOPOLOGY, else MEM_TOPOLOGY
+    std::vector<std::string> banks;  // MEM_TOPOLOGY's tags (bank lines of the config)
+    unsigned long max_mhz = 0;       // the fastest clock of CLOCK_FREQ_TOPOLOGY
+    bool groups = false;             // the file has GROUP_TOPOLOGY / GROUP_CONNECTIVITY
+};
+
+// Section kinds (xclbin.h).
+constexpr uint32_t kEmbeddedMetadata = 2, kMemTopology = 6, kConnectivity = 7, kIpLayout = 8,
+                   kClockFreqTopology = 11, kGroupTopology = 26, kGroupConnectivity = 27;
+
+// XCLBIN_MODE (xclbin.h): 0-3 hardware flows, 4 XCLBIN_HW_EMU, 5 XCLBIN_SW_EMU,
+// 6 XCLBIN_HW_EMU_PR.
+std::string mode_target(uint16_t mode) {
+    if (mode == 4 || mode == 6) return "hw_emu";
+    if (mode == 5) return "sw_emu";
+    return "hw";
+}
+
+std::vector<MemInfo> read_topology(const std::vector<uint8_t>& data, uint64_t base) {
+    std::vector<MemInfo> out;
+    const int32_t count = load<int32_t>(data, base);  // int32 count, then 40-byte mem_data
+    for (int32_t i = 0; i < count; ++i) {
+        const uint64_t entry = base + 8 + 40ULL * static_cast<uint64_t>(i);
+        MemInfo m;
+        m.type = load<uint8_t>(data, entry);
+        m.used = load<uint8_t>(data, entry + 1) != 0;
+        m.size_kb = load<uint64_t>(data, entry + 8);
+        m.base = load<uint64_t>(data, entry + 16);
+        m.tag = cstr(data, entry + 24, 16);
+        out.push_back(m);
+    }
+    return out;
+}
+
+Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
+    if (data.size() < 496 || std::memcmp(data.data(), "xclbin2", 7) != 0) {
+        fail(path + " is not an xclbin (axlf) file");
+    }
+    Axlf x;
+    x.path = path;
+    std::memcpy(x.uuid, data.data() + 0x1A0, 16);
+    x.mode = load<uint16_t>(data, 0x14C);
+    x.vbnv = cstr(data, 0x160, 64);
+    const uint32_t sections = load<uint32_t>(data, 0x1C0);
+    std::map<uint32_t, std::pair<uint64_t, uint64_t>> where;  // kind -> (offset, size)
+    for (uint32_t i = 0; i < sections; ++i) {
+        const uint64_t header = 0x1C8 + 40ULL * i;
+        const uint32_t kind = load<uint32_t>(data, header);
+        where[kind] = {load<uint64_t>(data, header + 24), load<uint64_t>(data, header + 32)};
+    }
+    // EMBEDDED_METADATA: each kernel's arguments.
+    auto found = where.find(kEmbeddedMetadata);
+    if (found == where.end()) fail(path + ": no EMBEDDED_METADATA, no kernel can be opened");
+    if (found->second.first + found->second.second > data.size()) fail("truncated xclbin");
+    const std::string xml(reinterpret_cast<const char*>(data.data()) + found->second.first,
+                          found->second.second);
+    for (size_t at = xml.find("<kernel "); at != std::string::npos;
+         at = xml.find("<kernel ", at + 1)) {
+        const size_t end = xml.find("</kernel>", at);
+        const auto head = attributes(xml.substr(at, xml.find('>', at) - at));
+        KernelInfo k;
+        k.name = head.count("name") ? head.at("name") : "";
+        for (const std::string& tag : tags(xml, "arg", at, end)) {
+            const auto a = attributes(tag);
+            ArgInfo arg;
+            arg.name = a.count("name") ? a.at("name") : "";
+            arg.type = a.count("type") ? a.at("type") : "";
+            arg.id = static_cast<int>(number(a, "id"));
+            arg.qualifier = static_cast<int>(number(a, "addressQualifier"));
+            arg.offset = static_cast<uint32_t>(number(a, "offset"));
+            arg.size = static_cast<uint32_t>(number(a, "size"));
+            if (a.count("port")) {
+                arg.port = a.at("port");
+                std::string port = arg.port;
+                std::transform(port.begin(), port.end(), port.begin(), [](unsigned char c) {
+                    return static_cast<char>(std::tolower(c));
+                });
+                arg.bundle = port.rfind("m_axi_", 0) == 0 ? port.substr(6) : port;
+            }
+            k.args.push_back(arg);
+        }
+        std::sort(k.args.begin(), k.args.end(),
+                  [](const ArgInfo& a, const ArgInfo& b) { return a.id < b.id; });
+        x.kernels.push_back(k);
+    }
+    // IP_LAYOUT: the compute units "kernel:instance".
+    auto ip = where.find(kIpLayout);
+    if (ip == where.end()) fail(path + ": no IP_LAYOUT, so no compute units");
+    const uint64_t base = ip->second.first;
+    const int32_t count = load<int32_t>(data, base);
+    std::vector<int> ip_to_cu(static_cast<size_t>(std::max(count, 0)), -1);
+    for (int32_t i = 0; i < count; ++i) {
+        const uint64_t entry = base + 8 + 80ULL * static_cast<uint64_t>(i);
+        if (load<uint32_t>(data, entry) != 1) continue;  // IP_KERNEL only
+        const std::string name = cstr(data, entry + 16, 64);
+        const size_t colon = name.find(':');
+        if (colon == std::string::npos) continue;
+        CuInfo cu;
+        cu.kernel = name.substr(0, colon);
+        cu.name = name.substr(colon + 1);
+        cu.base = load<uint64_t>(data, entry + 8);
+        ip_to_cu[static_cast<size_t>(i)] = static_cast<int>(x.cus.size());
+        x.cus.push_back(cu);
+    }
+    // CLOCK_FREQ_TOPOLOGY: int16 count, then 136-byte clock_freq (uint16 MHz first).
+    auto clocks = where.find(kClockFreqTopology);
+    if (clocks != where.end()) {
+        const int16_t n = load<int16_t>(data, clocks->second.first);
+        for (int16_t i = 0; i < n; ++i) {
+            const uint64_t entry = clocks->second.first + 2 + 136ULL * static_cast<uint64_t>(i);
+            x.max_mhz = std::max<unsigned long>(x.max_mhz, load<uint16_t>(data, entry));
+        }
+    }
+    // MEM_TOPOLOGY and CONNECTIVITY, or their GROUP_ forms when present (XRT's
+    // xclbin_parser: a missing group section defaults to the plain one).
+    auto mem = where.find(kMemTopology);
+    if (mem != where.end()) {
+        for (const MemInfo& m : read_topology(data, mem->second.first)) x.banks.push_back(m.tag);
+    }
+    auto group_mem = where.find(kGroupTopology);
+    auto group_conn = where.find(kGroupConnectivity);
+    x.groups = group_mem != where.end() && group_conn != where.end();
+    if (x.groups) {
+        x.mems = read_topology(data, group_mem->second.first);
+    } else if (mem != where.end()) {
+        x.mems = read_topology(data, mem->second.first);
+    }
+    auto conn = x.groups ? group_conn : where.find(kConnectivity);
+    if (conn != where.end()) {
+        const uint64_t cbase = conn->second.first;
+        const int32_t links = load<int32_t>(data, cbase);
+        for (int32_t i = 0; i < links; ++i) {
+            const uint64_t entry = cbase + 4 + 12ULL * static_cast<uint64_t>(i);
+            const int32_t arg = load<int32_t>(data, entry);
+            const int32_t ip_index = load<int32_t>(data, entry + 4);
+            const int32_t memidx = load<int32_t>(data, entry + 8);
+            if (ip_index < 0 || ip_index >= count || ip_to_cu[ip_index] < 0) continue;
+            if (memidx < 0) continue;
+            if (static_cast<size_t>(memidx) < x.mems.size()) {
+                const uint8_t type = x.mems[static_cast<size_t>(memidx)].type;
+                if (type == kMemStreaming || type == kMemStreamingConnection) continue;
+            }
+            auto& list = x.cus[static_cast<size_t>(ip_to_cu[ip_index])].mems[arg];
+            if (std::find(list.begin(), list.end(), memidx) == list.end()) list.push_back(memidx);
+        }
+        for (CuInfo& cu : x.cus) {
+            for (auto& entry : cu.mems) std::sort(entry.second.begin(), entry.second.end());
+        }
+    }
+    return x;
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) fail("cannot open xclbin " + path);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(file)),
+                                std::istreambuf_iterator<char>());
+}
+
+// A JSON value, enough for emconfig.json (objects, arrays, strings, numbers, literals).
+struct Json {
+    enum Kind { null, boolean, number, string, array, object } kind = null;
+    std::string text;  // string, or a number's / literal's spelling
+    std::vector<Json> items;
+    std::vector<std::pair<std::string, Json>> members;
+
+    const Json* get(const std::string& key) const {
+        for (const auto& m : members) {
+            if (m.first == key) return &m.second;
+        }
+        return nullptr;
+    }
+    unsigned as_unsigned(unsigned fallback) const {
+        if (kind != number && kind != string) return fallback;
+        return static_cast<unsigned>(std::strtoul(text.c_str(), nullptr, 10));
+    }
+};
+
+class JsonReader {
+  public:
+    JsonReader(const std::string& text, const std::string& where) : s_(text), where_(where) {}
+    Json document() {
+        Json v = value();
+        space();
+        if (at_ != s_.size()) error("text after the value");
+        return v;
+    }
+
+  private:
+    [[noreturn]] void error(const std::string& what) {
+        fail(where_ + ": not JSON (" + what + " at byte " + std::to_string(at_) + ")");
+    }
+    void space() {
+        while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) ++at_;
+    }
+    std::string str() {
+        if (s_[at_] != '"') error("a string expected");
+        std::string out;
+        for (++at_; at_ < s_.size() && s_[at_] != '"'; ++at_) {
+            if (s_[at_] == '\\' && at_ + 1 < s_.size()) ++at_;
+            out.push_back(s_[at_]);
+        }
+        if (at_ >= s_.size()) error("an unterminated string");
+        ++at_;
+        return out;
+    }
+    Json value() {
+        space();
+        if (at_ >= s_.size()) error("a value expected");
+        Json v;
+        const char c = s_[at_];
+        if (c == '{') {
+            v.kind = Json::object;
+            ++at_;
+            space();
+            if (s_[at_] == '}') return ++at_, v;
+            for (;;) {
+                space();
+                std::string key = str();
+                space();
+                if (s_[at_++] != ':') error("':' expected");
+                v.members.emplace_back(key, value());
+                space();
+                if (s_[at_] == ',') { ++at_; continue; }
+                if (s_[at_++] != '}') error("'}' expected");
+                return v;
+            }
+        }
+        if (c == '[') {
+            v.kind = Json::array;
+            ++at_;
+            space();
+            if (s_[at_] == ']') return ++at_, v;
+            for (;;) {
+                v.items.push_back(value());
+                space();
+                if (s_[at_] == ',') { ++at_; continue; }
+                if (s_[at_++] != ']') error("']' expected");
+                return v;
+            }
+        }
+        if (c == '"') {
+            v.kind = Json::string;
+            v.text = str();
+            return v;
+        }
+        const size_t end = s_.find_first_of(",}] \t\r\n", at_);
+        v.text = s_.substr(at_, end - at_);
+        at_ = end == std::string::npos ? s_.size() : end;
+        if (v.text == "true" || v.text == "false") v.kind = Json::boolean;
+        else if (v.text == "null") v.kind = Json::null;
+        else v.kind = Json::number;
+        return v;
+    }
+
+    const std::string& s_;
+    std::string where_;
+    size_t at_ = 0;
+};
+
+// The emulation config Vitis users have: emconfig.json (emconfigutil --platform P
+// [--nd N]), found as XRT's emulation driver finds it: in $EMCONFIG_PATH, else beside the
+// executable. It names the platform and how many devices to emulate:
+// {"Version": {"FileVersion": "2.0"}, "Platform": {"Boards": [{"NumBoards"?, "Devices":
+// [{"Name": P, "NumDevices"?, ...}]}]}}. Its other fields (DDR banks, feature ROM,
+// clock) describe a card's shell, which the xclbin and fpgakern's models replace here.
+struct EmConfig {
+    bool found = false;
+    std::string path;
+    std::vector<std::string> devices;  // the platform name of each emulated device
+};
+
+EmConfig read_emconfig() {
+    EmConfig cfg;
+    std::string folder;
+    if (const char* env = std::getenv("EMCONFIG_PATH")) folder = env;
+    if (folder.empty()) {
+        char exe[4096];
+        const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = 0;
+            folder = exe;
+            folder = folder.substr(0, folder.find_last_of('/'));
+        }
+    }
+    cfg.path = folder.empty() ? "emconfig.json" : folder + "/emconfig.json";
+    std::ifstream in(cfg.path);
+    if (!in) return cfg;
+    std::stringstream text;
+    text << in.rdbuf();
+    cfg.found = true;
+    const Json doc = JsonReader(text.str(), cfg.path).document();
+    const Json* version = doc.get("Version");
+    const Json* file_version = version ? version->get("FileVersion") : nullptr;
+    if (file_version && file_version->text != "2.0") {
+        // XRT's message (emulation common config.cxx), and it then emulates no device.
+        std::printf("incompatible version of emconfig.json found.Please regenerate this file\n");
+        std::fflush(stdout);
+        return cfg;
+    }
+    const Json* platform = doc.get("Platform");
+    const Json* boards = platform ? platform->get("Boards") : nullptr;
+    if (!boards) return cfg;
+    for (const Json& board : boards->items) {
+        const Json* count = board.get("NumBoards");
+        const unsigned copies = count ? count->as_unsigned(1) : 1;
+        const Json* devices = board.get("Devices");
+        for (unsigned b = 0; b < copies && devices; ++b) {
+            for (const Json& device : devices->items) {
+                const Json* name = device.get("Name");
+                const Json* num = device.get("NumDevices");
+                const unsigned n = num ? num->as_unsigned(1) : 1;
+                for (unsigned i = 0; i < n; ++i) cfg.devices.push_back(name ? name->text : "");
+            }
+        }
+    }
+    return cfg;
+}
 
 // A model library (one per kernel), loaded with dlopen.
 struct Model {
@@ -195,13 +568,26 @@ struct BankObject {
 
 struct ComputeUnit {
     std::string kernel;
-    std::string name;       // instance, e.g. add_f32_1
-    std::map<int, int> banks;  // arg id -> memory bank (CONNECTIVITY)
+    std::string name;  // instance, e.g. add_f32_1
+    std::map<int, std::vector<int>> mems;  // arg id -> memory indices (ascending)
+    std::map<std::string, int> placed;     // m_axi bundle -> bank it is placed on (hw_emu)
     std::shared_ptr<Model> model;
     fkemu_cu* cu = nullptr;
     std::shared_ptr<xrt::run_impl> busy;  // the run in flight, if any
     uint64_t runs = 0;
     uint64_t cycles = 0;  // summed over runs (hw_emu)
+
+    // XRT's default connection of an argument: the highest memory index it connects to
+    // (with GROUP_TOPOLOGY, the group of a bank range). -1: no memory connection.
+    int default_mem(int arg) const {
+        auto it = mems.find(arg);
+        return it == mems.end() || it->second.empty() ? -1 : it->second.back();
+    }
+    bool connects(int arg, int memidx) const {
+        auto it = mems.find(arg);
+        if (it == mems.end()) return true;  // no CONNECTIVITY entry: nothing to check
+        return std::find(it->second.begin(), it->second.end(), memidx) != it->second.end();
+    }
 };
 
 uint32_t scalar_bits(const std::vector<uint8_t>& value) {
@@ -210,9 +596,91 @@ uint32_t scalar_bits(const std::vector<uint8_t>& value) {
     return bits;
 }
 
+// A buffer's storage: both sides in whole pages, as XRT allocates them. A host-only
+// buffer has one side (the kernel reaches host memory), a device-only one no host side.
+struct Storage {
+    uint8_t* host = nullptr;
+    uint8_t* device = nullptr;
+    size_t bytes = 0;
+    uint64_t address = 0;
+    bool own_host = true;
+
+    ~Storage() {
+        if (own_host && host != device) std::free(host);
+        std::free(device);
+    }
+};
+
 }  // namespace
 
 namespace xrt {
+
+class xclbin_impl {
+  public:
+    explicit xclbin_impl(Axlf axlf) : x(std::move(axlf)) {}
+    Axlf x;
+
+    xclbin::mem mem(int index) const {
+        xclbin::mem m;
+        if (index < 0 || static_cast<size_t>(index) >= x.mems.size()) return m;
+        const MemInfo& info = x.mems[static_cast<size_t>(index)];
+        m.tag_ = info.tag;
+        m.base_ = info.base;
+        m.size_kb_ = info.size_kb;
+        m.used_ = info.used;
+        m.type_ = static_cast<xclbin::mem::memory_type>(info.type);
+        m.index_ = index;
+        return m;
+    }
+    xclbin::arg arg(const ArgInfo& a, const CuInfo* cu) const {
+        xclbin::arg out;
+        out.name_ = a.name;
+        out.port_ = a.port;
+        out.host_type_ = a.type;
+        out.size_ = a.size;
+        out.offset_ = a.offset;
+        out.index_ = static_cast<size_t>(a.id);
+        // A kernel's argument lists the memories of all its CUs (an ip's, its own).
+        for (const CuInfo& c : x.cus) {
+            if (cu ? &c != cu : c.kernel != kernel_of(a)) continue;
+            auto it = c.mems.find(a.id);
+            if (it == c.mems.end()) continue;
+            for (int m : it->second) {
+                bool seen = false;
+                for (const auto& have : out.mems_) seen = seen || have.get_index() == m;
+                if (!seen) out.mems_.push_back(mem(m));
+            }
+        }
+        return out;
+    }
+    std::string kernel_of(const ArgInfo& a) const {
+        for (const KernelInfo& k : x.kernels) {
+            for (const ArgInfo& b : k.args) {
+                if (&b == &a) return k.name;
+            }
+        }
+        return "";
+    }
+    xclbin::ip ip(const CuInfo& cu) const {
+        xclbin::ip out;
+        out.name_ = cu.kernel + ":" + cu.name;
+        out.base_ = cu.base;
+        for (const KernelInfo& k : x.kernels) {
+            if (k.name != cu.kernel) continue;
+            for (const ArgInfo& a : k.args) out.args_.push_back(arg(a, &cu));
+        }
+        return out;
+    }
+    xclbin::kernel kernel(const KernelInfo& k) const {
+        xclbin::kernel out;
+        out.name_ = k.name;
+        for (const ArgInfo& a : k.args) out.args_.push_back(arg(a, nullptr));
+        for (const CuInfo& cu : x.cus) {
+            if (cu.kernel == k.name) out.cus_.push_back(ip(cu));
+        }
+        return out;
+    }
+};
 
 class device_impl {
   public:
@@ -223,13 +691,24 @@ class device_impl {
             fail("set XCL_EMULATION_MODE to sw_emu or hw_emu (this is fpgakern's emulation "
                  "of XRT; for a card, build the host against XRT itself)");
         }
-        if (index != 0) fail("emulation has one device, index 0");
+        emconfig_ = read_emconfig();
+        const size_t count = emconfig_.found ? emconfig_.devices.size() : 1;
+        if (index >= count) {
+            fail("no device " + std::to_string(index) + ": " +
+                 (emconfig_.found ? emconfig_.path + " emulates " + std::to_string(count) +
+                                        " device(s)"
+                                  : std::string("the emulation has one device, index 0 (an "
+                                                "emconfig.json gives more)")));
+        }
+        if (emconfig_.found) name_ = emconfig_.devices[index];
         if (const char* latency = std::getenv("FPGAKERN_EMU_READ_LATENCY")) {
             read_latency_ = static_cast<unsigned>(std::strtoul(latency, nullptr, 0));
         }
     }
 
-    ~device_impl() {
+    ~device_impl() { close(); }
+
+    void close() {
         if (target_ == "hw_emu") {
             for (const ComputeUnit& cu : cus_) {
                 if (!cu.runs) continue;
@@ -238,13 +717,11 @@ class device_impl {
                              " cycles\n", cu.kernel.c_str(), cu.name.c_str(), cu.runs,
                              cu.cycles);
             }
-        }
-        if (target_ == "hw_emu") {
             for (const BankObject& b : banks_) {
                 const size_t i = static_cast<size_t>(b.index);
                 std::fprintf(stderr,
                              "fpgakern hw_emu: bank %s (%.4g bytes/cycle) of %s moved %" PRIu64
-                             " bytes\n", i < mem_tags_.size() ? mem_tags_[i].c_str() : "?",
+                             " bytes\n", i < xclbin_.banks.size() ? xclbin_.banks[i].c_str() : "?",
                              b.bytes_per_cycle, b.model->path.c_str(),
                              b.model->bank_bytes(b.bank));
             }
@@ -253,43 +730,48 @@ class device_impl {
             if (cu.cu) cu.model->cu_free(cu.cu);
         }
         for (BankObject& b : banks_) b.model->bank_free(b.bank);  // after their CUs
+        cus_.clear();
+        banks_.clear();
     }
 
-    uuid load_xclbin(const std::string& path) {
-        std::ifstream file(path, std::ios::binary);
-        if (!file) fail("cannot open xclbin " + path);
-        std::vector<uint8_t> data((std::istreambuf_iterator<char>(file)),
-                                  std::istreambuf_iterator<char>());
-        if (data.size() < 496 || std::memcmp(data.data(), "xclbin2", 7) != 0) {
-            fail(path + " is not an xclbin (axlf) file");
+    uuid load(const Axlf& x) {
+        // An xclbin is built for one target (its header's mode); XRT's emulation loads only
+        // the one of XCL_EMULATION_MODE.
+        const std::string built_for = mode_target(x.mode);
+        if (built_for != target_) {
+            fail(x.path + " was built for " + built_for + " (xclbin mode " +
+                 std::to_string(x.mode) + "), but XCL_EMULATION_MODE is " + target_ +
+                 ": link it for " + target_ + " (fpgakern link --target " + target_ +
+                 ", v++ -l -t " + target_ + ")");
         }
-        unsigned char id[16];
-        std::memcpy(id, data.data() + 0x1A0, 16);
-        const uint16_t mode = load<uint16_t>(data, 0x14C);
-        const uint32_t sections = load<uint32_t>(data, 0x1C0);
-        std::map<uint32_t, std::pair<uint64_t, uint64_t>> where;  // kind -> (offset, size)
-        for (uint32_t i = 0; i < sections; ++i) {
-            const uint64_t header = 0x1C8 + 40ULL * i;
-            const uint32_t kind = load<uint32_t>(data, header);
-            where[kind] = {load<uint64_t>(data, header + 24), load<uint64_t>(data, header + 32)};
+        close();
+        xclbin_ = x;
+        for (const CuInfo& info : x.cus) {
+            ComputeUnit cu;
+            cu.kernel = info.kernel;
+            cu.name = info.name;
+            cu.mems = info.mems;
+            cus_.push_back(cu);
         }
-        const bool emu_mode = mode == 4 || mode == 5 || mode == 6;
-        if (!emu_mode) {
-            std::fprintf(stderr, "fpgakern emulation: note: %s was linked for hardware; "
-                         "running it on %s\n", path.c_str(), target_.c_str());
+        try {
+            load_models(x.path);
+        } catch (...) {
+            close();  // no half-loaded xclbin stays behind
+            xclbin_ = Axlf();
+            uuid_ = uuid();
+            throw;
         }
-        parse_metadata(data, where, path);
-        parse_layout(data, where, path);
-        parse_memories(data, where);
-        load_models(path);
-        uuid_ = uuid(id);
+        uuid_ = uuid(x.uuid);
         return uuid_;
     }
 
     const std::string& target() const { return target_; }
     const uuid& loaded() const { return uuid_; }
+    const Axlf& xclbin() const { return xclbin_; }
+    std::string name() const { return name_.empty() ? xclbin_.vbnv : name_; }
+    unsigned index() const { return index_; }
     const KernelInfo* kernel(const std::string& name) const {
-        for (const KernelInfo& k : kernels_) {
+        for (const KernelInfo& k : xclbin_.kernels) {
             if (k.name == name) return &k;
         }
         return nullptr;
@@ -303,93 +785,38 @@ class device_impl {
         return address;
     }
 
+    // Place m_axi `bundle` of `cu` on bank `memidx` when it has a bandwidth (else no
+    // limit); one bank object per (model library, bank). hw_emu only.
+    void place(ComputeUnit& cu, const std::string& bundle, int memidx) {
+        if (!cu.model->hw || bundle.empty()) return;
+        auto placed = cu.placed.find(bundle);
+        if (placed != cu.placed.end() && placed->second == memidx) return;
+        fkemu_bank* bank = nullptr;
+        auto rate = rates_.find(memidx);
+        if (rate != rates_.end()) {
+            BankObject* found = nullptr;
+            for (BankObject& b : banks_) {
+                if (b.model == cu.model && b.index == memidx) found = &b;
+            }
+            if (!found) {
+                BankObject b;
+                b.model = cu.model;
+                b.index = memidx;
+                b.bytes_per_cycle = rate->second;
+                b.bank = cu.model->bank_new(rate->second);
+                banks_.push_back(b);
+                found = &banks_.back();
+            }
+            bank = found->bank;
+        }
+        if (cu.model->place(cu.cu, bundle.c_str(), bank) != 0) {
+            fail(cu.kernel + ":" + cu.name + ": no m_axi port '" + bundle + "' in " +
+                 cu.model->path + " to place on a bank");
+        }
+        cu.placed[bundle] = memidx;
+    }
+
   private:
-    void parse_metadata(const std::vector<uint8_t>& data,
-                        const std::map<uint32_t, std::pair<uint64_t, uint64_t>>& where,
-                        const std::string& path) {
-        auto found = where.find(2);  // EMBEDDED_METADATA
-        if (found == where.end()) fail(path + ": no EMBEDDED_METADATA, no kernel can be opened");
-        const std::string xml(reinterpret_cast<const char*>(data.data()) + found->second.first,
-                              found->second.second);
-        kernels_.clear();
-        for (size_t at = xml.find("<kernel "); at != std::string::npos;
-             at = xml.find("<kernel ", at + 1)) {
-            const size_t end = xml.find("</kernel>", at);
-            const auto head = attributes(xml.substr(at, xml.find('>', at) - at));
-            KernelInfo k;
-            k.name = head.count("name") ? head.at("name") : "";
-            for (const std::string& tag : tags(xml, "arg", at, end)) {
-                const auto a = attributes(tag);
-                ArgInfo arg;
-                arg.name = a.count("name") ? a.at("name") : "";
-                arg.id = static_cast<int>(number(a, "id"));
-                arg.qualifier = static_cast<int>(number(a, "addressQualifier"));
-                arg.offset = static_cast<uint32_t>(number(a, "offset"));
-                arg.size = static_cast<uint32_t>(number(a, "size"));
-                if (a.count("port")) {
-                    std::string port = a.at("port");
-                    std::transform(port.begin(), port.end(), port.begin(), [](unsigned char c) {
-                        return static_cast<char>(std::tolower(c));
-                    });
-                    arg.bundle = port.rfind("m_axi_", 0) == 0 ? port.substr(6) : port;
-                }
-                k.args.push_back(arg);
-            }
-            std::sort(k.args.begin(), k.args.end(),
-                      [](const ArgInfo& x, const ArgInfo& y) { return x.id < y.id; });
-            kernels_.push_back(k);
-        }
-    }
-
-    void parse_layout(const std::vector<uint8_t>& data,
-                      const std::map<uint32_t, std::pair<uint64_t, uint64_t>>& where,
-                      const std::string& path) {
-        auto ip = where.find(8);  // IP_LAYOUT
-        if (ip == where.end()) fail(path + ": no IP_LAYOUT, so no compute units");
-        const uint64_t base = ip->second.first;
-        const int32_t count = load<int32_t>(data, base);
-        std::vector<int> ip_to_cu(static_cast<size_t>(std::max(count, 0)), -1);
-        cus_.clear();
-        for (int32_t i = 0; i < count; ++i) {
-            const uint64_t entry = base + 8 + 80ULL * static_cast<uint64_t>(i);
-            if (load<uint32_t>(data, entry) != 1) continue;  // IP_KERNEL only
-            const std::string name = cstr(data, entry + 16, 64);
-            const size_t colon = name.find(':');
-            if (colon == std::string::npos) continue;
-            ComputeUnit cu;
-            cu.kernel = name.substr(0, colon);
-            cu.name = name.substr(colon + 1);
-            ip_to_cu[static_cast<size_t>(i)] = static_cast<int>(cus_.size());
-            cus_.push_back(cu);
-        }
-        auto conn = where.find(7);  // CONNECTIVITY
-        if (conn != where.end()) {
-            const uint64_t cbase = conn->second.first;
-            const int32_t links = load<int32_t>(data, cbase);
-            for (int32_t i = 0; i < links; ++i) {
-                const uint64_t entry = cbase + 4 + 12ULL * static_cast<uint64_t>(i);
-                const int32_t arg = load<int32_t>(data, entry);
-                const int32_t ip_index = load<int32_t>(data, entry + 4);
-                const int32_t bank = load<int32_t>(data, entry + 8);
-                if (ip_index >= 0 && ip_index < count && ip_to_cu[ip_index] >= 0) {
-                    cus_[static_cast<size_t>(ip_to_cu[ip_index])].banks[arg] = bank;
-                }
-            }
-        }
-    }
-
-    void parse_memories(const std::vector<uint8_t>& data,
-                        const std::map<uint32_t, std::pair<uint64_t, uint64_t>>& where) {
-        mem_tags_.clear();
-        auto mem = where.find(6);  // MEM_TOPOLOGY: int32 count, then 40-byte mem_data
-        if (mem == where.end()) return;
-        const int32_t count = load<int32_t>(data, mem->second.first);
-        for (int32_t i = 0; i < count; ++i) {
-            mem_tags_.push_back(cstr(data, mem->second.first + 8 + 40ULL * static_cast<uint64_t>(i)
-                                               + 24, 16));
-        }
-    }
-
     std::string config_path(const std::string& xclbin) const {
         if (const char* env = std::getenv("FPGAKERN_EMU_CONFIG")) return env;
         const size_t slash = xclbin.find_last_of('/');
@@ -407,7 +834,7 @@ class device_impl {
         const std::string cfg = config_path(xclbin);
         std::ifstream in(cfg);
         std::map<std::string, std::string> libraries;  // kernel -> library, this target
-        std::map<int, double> rates;  // MEM_TOPOLOGY index -> bytes per kernel cycle
+        rates_.clear();  // MEM_TOPOLOGY index -> bytes per kernel cycle
         std::string line;
         while (std::getline(in, line)) {
             std::istringstream words(line);
@@ -420,13 +847,13 @@ class device_impl {
                 if (!(words >> index >> tag >> rate) || index < 0) {
                     fail(cfg + ": malformed line '" + line + "'");
                 }
-                if (static_cast<size_t>(index) >= mem_tags_.size() ||
-                    mem_tags_[static_cast<size_t>(index)] != tag) {
+                if (static_cast<size_t>(index) >= xclbin_.banks.size() ||
+                    xclbin_.banks[static_cast<size_t>(index)] != tag) {
                     fail(cfg + ": bank " + std::to_string(index) + " " + tag + " is not in the "
                          "xclbin's MEM_TOPOLOGY (a config for another xclbin? re-run "
                          "'python -m fpgakern.runtime.emu prepare')");
                 }
-                rates[index] = rate;
+                rates_[index] = rate;
                 continue;
             }
             if (words >> kernel >> library && target == target_) libraries[kernel] = library;
@@ -446,48 +873,27 @@ class device_impl {
             // Interrupt on ap_done, as XRT's driver sets a CU up.
             model->write(cu.cu, kGie, 1);
             model->write(cu.cu, kIer, 1);
-            if (model->hw) place_ports(cu, rates);
-        }
-    }
-
-    // Put each buffer argument's m_axi port of `cu` on its bank when that bank has a
-    // bandwidth figure; one bank object per (model library, bank).
-    void place_ports(ComputeUnit& cu, const std::map<int, double>& rates) {
-        const KernelInfo* info = kernel(cu.kernel);
-        if (!info) return;
-        for (const ArgInfo& a : info->args) {
-            if (a.qualifier != 1) continue;
-            auto bank = cu.banks.find(a.id);
-            if (bank == cu.banks.end()) continue;
-            auto rate = rates.find(bank->second);
-            if (rate == rates.end()) continue;
-            BankObject* found = nullptr;
-            for (BankObject& b : banks_) {
-                if (b.model == cu.model && b.index == bank->second) found = &b;
-            }
-            if (!found) {
-                BankObject b;
-                b.model = cu.model;
-                b.index = bank->second;
-                b.bytes_per_cycle = rate->second;
-                b.bank = cu.model->bank_new(rate->second);
-                banks_.push_back(b);
-                found = &banks_.back();
-            }
-            if (a.bundle.empty() || cu.model->place(cu.cu, a.bundle.c_str(), found->bank) != 0) {
-                fail(cu.kernel + ":" + cu.name + ": argument " + a.name + " has no m_axi port '" +
-                     a.bundle + "' in " + cu.model->path + " to place on a bank");
+            // Each buffer port on its argument's default memory (a run moves it to the bank
+            // of the buffer it is given).
+            const KernelInfo* info = kernel(cu.kernel);
+            if (!info || !model->hw) continue;
+            for (const ArgInfo& a : info->args) {
+                if (a.qualifier == 1 && cu.default_mem(a.id) >= 0) {
+                    place(cu, a.bundle, cu.default_mem(a.id));
+                }
             }
         }
     }
 
     unsigned index_;
     std::string target_;
+    std::string name_;
+    EmConfig emconfig_;
     unsigned read_latency_ = 64;
     uuid uuid_;
-    std::vector<KernelInfo> kernels_;
+    Axlf xclbin_;
     std::vector<ComputeUnit> cus_;
-    std::vector<std::string> mem_tags_;  // MEM_TOPOLOGY
+    std::map<int, double> rates_;
     std::vector<BankObject> banks_;
     std::mutex mutex_;
     uint64_t next_address_ = kDeviceBase;
@@ -495,29 +901,62 @@ class device_impl {
 
 class bo_impl {
   public:
-    bo_impl(std::shared_ptr<device_impl> device, size_t size, memory_group group)
-        : device_(std::move(device)), size_(size), group_(group) {
-        // Both sides in whole pages, as XRT allocates them.
+    bo_impl(std::shared_ptr<device_impl> device, size_t size, bo::flags flags,
+            memory_group group, void* userptr)
+        : device_(std::move(device)), size_(size), group_(group), flags_(flags) {
+        // A memory the loaded xclbin does not have cannot hold a buffer (XRT's allocation
+        // fails too).
+        const size_t mems = device_->xclbin().mems.size();
+        if (mems && (group & 0xFFFF) >= mems) {
+            fail("cannot allocate a buffer in memory group " + std::to_string(group & 0xFFFF) +
+                 ": the loaded xclbin's memory topology has " + std::to_string(mems) +
+                 " entries");
+        }
+        storage_ = std::make_shared<Storage>();
         const size_t bytes = std::max<size_t>((size + kPage - 1) / kPage * kPage, kPage);
-        host_ = static_cast<uint8_t*>(std::aligned_alloc(kPage, bytes));
-        device_mem_ = static_cast<uint8_t*>(std::aligned_alloc(kPage, bytes));
-        if (!host_ || !device_mem_) fail("out of memory for a buffer object");
-        std::memset(host_, 0, bytes);
-        std::memset(device_mem_, 0, bytes);
-        address_ = device_->allocate(bytes);
-        bytes_ = bytes;
+        storage_->bytes = bytes;
+        storage_->device = static_cast<uint8_t*>(std::aligned_alloc(kPage, bytes));
+        if (!storage_->device) fail("out of memory for a buffer object");
+        std::memset(storage_->device, 0, bytes);
+        if (flags == bo::flags::host_only) {
+            storage_->host = storage_->device;  // the kernel reaches host memory itself
+        } else if (flags != bo::flags::device_only) {
+            if (userptr) {
+                storage_->host = static_cast<uint8_t*>(userptr);
+                storage_->own_host = false;
+            } else {
+                storage_->host = static_cast<uint8_t*>(std::aligned_alloc(kPage, bytes));
+                if (!storage_->host) fail("out of memory for a buffer object");
+                std::memset(storage_->host, 0, bytes);
+            }
+        }
+        storage_->address = device_->allocate(bytes);
     }
-    ~bo_impl() {
-        std::free(host_);
-        std::free(device_mem_);
+    // A sub-buffer of `parent`.
+    bo_impl(const bo_impl& parent, size_t size, size_t offset)
+        : device_(parent.device_), storage_(parent.storage_), offset_(parent.offset_ + offset),
+          size_(size), group_(parent.group_), flags_(parent.flags_) {
+        if (offset > parent.size_ || size > parent.size_ - offset) {
+            fail("sub-buffer of " + std::to_string(size) + " bytes at " +
+                 std::to_string(offset) + " exceeds its parent's " +
+                 std::to_string(parent.size_) + " bytes");
+        }
     }
+
+    uint8_t* host() const {
+        if (!storage_->host) fail("a device_only buffer has no host side to map, read or write");
+        return storage_->host + offset_;
+    }
+    uint8_t* device() const { return storage_->device + offset_; }
+    uint64_t address() const { return storage_->address + offset_; }
 
     void sync(xclBOSyncDirection dir, size_t size, size_t offset) {
         check(size, offset, "sync");
+        if (storage_->host == storage_->device || !storage_->host) return;  // one side only
         if (dir == XCL_BO_SYNC_BO_TO_DEVICE) {
-            std::memcpy(device_mem_ + offset, host_ + offset, size);
+            std::memcpy(device() + offset, host() + offset, size);
         } else if (dir == XCL_BO_SYNC_BO_FROM_DEVICE) {
-            std::memcpy(host_ + offset, device_mem_ + offset, size);
+            std::memcpy(host() + offset, device() + offset, size);
         } else {
             fail("only XCL_BO_SYNC_BO_TO_DEVICE and XCL_BO_SYNC_BO_FROM_DEVICE are emulated");
         }
@@ -530,11 +969,11 @@ class bo_impl {
     }
 
     std::shared_ptr<device_impl> device_;
-    size_t size_, bytes_ = 0;
+    std::shared_ptr<Storage> storage_;
+    size_t offset_ = 0;  // into storage_ (sub-buffers)
+    size_t size_;
     memory_group group_;
-    uint8_t* host_ = nullptr;
-    uint8_t* device_mem_ = nullptr;  // what the kernel reads and writes
-    uint64_t address_ = 0;
+    bo::flags flags_;
 };
 
 class kernel_impl {
@@ -574,16 +1013,14 @@ class kernel_impl {
         return info_->args[static_cast<size_t>(index)];
     }
 
+    // As XRT (xrt_kernel.cpp, kernel_impl::group_id): the first CU's default connection,
+    // the highest memory index of the argument. A kernel object whose CUs differ answers
+    // its first CU's; a run then keeps the CUs the buffers fit.
     int group_id(int argno) const {
         const ArgInfo& a = arg(argno);
         if (a.qualifier != 1) fail(kernel_name_ + ": argument " + a.name + " is not a buffer");
-        int group = -1;
-        for (size_t i : cus_) {  // the last CU's bank wins when they differ, as in XRT
-            auto& banks = device_->cus()[i].banks;
-            auto it = banks.find(a.id);
-            if (it != banks.end()) group = it->second;
-        }
-        return group < 0 ? 0 : group;
+        const int mem = device_->cus()[cus_.front()].default_mem(a.id);
+        return mem < 0 ? 0 : mem;
     }
 
     std::shared_ptr<device_impl> device_;
@@ -595,7 +1032,7 @@ class kernel_impl {
 class run_impl {
   public:
     explicit run_impl(std::shared_ptr<kernel_impl> kernel)
-        : kernel_(std::move(kernel)), values_(kernel_->info_->args.size()),
+        : kernel_(std::move(kernel)), cus_(kernel_->cus_), values_(kernel_->info_->args.size()),
           buffers_(kernel_->info_->args.size()) {}
 
     void set(int index, const void* value, size_t bytes) {
@@ -607,46 +1044,76 @@ class run_impl {
         auto& v = values_[static_cast<size_t>(index)];
         v.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + bytes);
     }
+
+    // XRT's rule (xrt_kernel.cpp, run_impl::validate_bo_at_index): keep the CUs whose
+    // argument connects to the buffer's memory; when none does, warn and run on a copy
+    // of the buffer in the kernel's group for that argument (what the kernel writes
+    // there does not reach the original, as with XRT).
     void set(int index, const bo& buffer) {
         const ArgInfo& a = kernel_->arg(index);
         if (a.qualifier != 1) fail(kernel_->kernel_name_ + ": argument " + a.name +
                                    " is a scalar, got an xrt::bo");
-        buffers_[static_cast<size_t>(index)] = buffer.get_handle();
+        if (!buffer) fail(kernel_->kernel_name_ + ": argument " + a.name + " is an empty xrt::bo");
+        auto handle = buffer.get_handle();
+        const int bank = static_cast<int>(handle->group_ & 0xFFFF);
+        auto& cus = kernel_->device_->cus();
+        std::vector<size_t> keep;
+        for (size_t i : cus_) {
+            if (cus[i].connects(a.id, bank)) keep.push_back(i);
+        }
+        if (keep.empty()) {
+            const int group = kernel_->group_id(index);
+            std::fprintf(stderr,
+                         "[XRT] WARNING: Kernel %s has no compute units with connectivity "
+                         "required for global argument at index %d. The argument is allocated "
+                         "in bank %d, the compute unit is connected to bank %d. Allocating "
+                         "local copy of argument buffer in connected bank.\n",
+                         kernel_->kernel_name_.c_str(), index, bank, group);
+            auto copy = std::make_shared<bo_impl>(kernel_->device_, handle->size_,
+                                                  bo::flags::normal,
+                                                  static_cast<memory_group>(group), nullptr);
+            std::memcpy(copy->device(), handle->device(), handle->size_);
+            handle = copy;
+        } else {
+            cus_ = keep;
+        }
+        buffers_[static_cast<size_t>(index)] = handle;
     }
 
     void start(const std::shared_ptr<run_impl>& self) {
+        if (state_ == ERT_CMD_STATE_RUNNING) fail("bad command state, can't launch");
         auto& cus = kernel_->device_->cus();
-        // An idle CU of the kernel; when all are busy, finish the oldest run first (XRT
-        // would queue the run; the result is the same).
-        size_t chosen = kernel_->cus_.front();
+        // An idle CU of those the buffers fit; when all are busy, finish the oldest run
+        // first (XRT would queue the run; the result is the same).
+        size_t chosen = cus_.front();
         bool idle = false;
-        for (size_t i : kernel_->cus_) {
+        for (size_t i : cus_) {
             if (!cus[i].busy) {
                 chosen = i;
                 idle = true;
                 break;
             }
         }
-        if (!idle) cus[chosen].busy->finish();
+        if (!idle) cus[chosen].busy->finish(0);
         ComputeUnit& cu = cus[chosen];
         Model& m = *cu.model;
         m.unmap_all(cu.cu);
         const KernelInfo& info = *kernel_->info_;
+        std::vector<const Storage*> mapped;
         for (size_t i = 0; i < info.args.size(); ++i) {
             const ArgInfo& a = info.args[i];
             if (a.qualifier == 1) {
                 const auto& b = buffers_[i];
                 if (!b) fail(info.name + ": buffer argument " + a.name + " was not set");
-                auto bank = cu.banks.find(a.id);
-                if (bank != cu.banks.end() && static_cast<int>(b->group_) != bank->second) {
-                    fail(info.name + ":" + cu.name + ": argument " + a.name +
-                         " is a buffer in memory bank " + std::to_string(b->group_) +
-                         ", but the CU is connected to bank " + std::to_string(bank->second) +
-                         " (allocate it with kernel.group_id(" + std::to_string(a.id) + "))");
+                const Storage* s = b->storage_.get();
+                if (std::find(mapped.begin(), mapped.end(), s) == mapped.end()) {
+                    m.map(cu.cu, s->address, s->device, s->bytes, 1);
+                    mapped.push_back(s);
                 }
-                m.map(cu.cu, b->address_, b->device_mem_, b->bytes_, 1);
-                m.write(cu.cu, a.offset, static_cast<uint32_t>(b->address_));
-                m.write(cu.cu, a.offset + 4, static_cast<uint32_t>(b->address_ >> 32));
+                kernel_->device_->place(cu, a.bundle, static_cast<int>(b->group_ & 0xFFFF));
+                const uint64_t address = b->address();
+                m.write(cu.cu, a.offset, static_cast<uint32_t>(address));
+                m.write(cu.cu, a.offset + 4, static_cast<uint32_t>(address >> 32));
             } else {
                 if (values_[i].empty()) fail(info.name + ": scalar argument " + a.name +
                                              " was not set");
@@ -662,8 +1129,10 @@ class run_impl {
     }
 
     // Advance the CU until this run's interrupt, then acknowledge it like XRT does.
-    void finish() {
-        if (state_ != ERT_CMD_STATE_RUNNING) return;
+    // timeout_ms > 0: give up after that much wall-clock time and return false, the run
+    // still running (XRT's wait(timeout) answers ERT_CMD_STATE_TIMEOUT then).
+    bool finish(int64_t timeout_ms) {
+        if (state_ != ERT_CMD_STATE_RUNNING) return true;
         auto& cus = kernel_->device_->cus();
         ComputeUnit& cu = cus[cu_];
         Model& m = *cu.model;
@@ -677,16 +1146,24 @@ class run_impl {
                 }
             }
         }
-        cu.busy.reset();
         constexpr uint64_t kMaxCycles = 4'000'000'000ULL;
-        const int status =
-            group.size() > 1
-                ? m.cus_wait_interrupt(group.data(), static_cast<unsigned>(group.size()), 0,
-                                       kMaxCycles)
-                : m.wait_interrupt(cu.cu, kMaxCycles);
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(timeout_ms);
+        // Without a timeout, one call; with one, slices of cycles between clock checks.
+        const uint64_t slice = timeout_ms > 0 ? 4096 : kMaxCycles;
+        int status = -1;
+        for (uint64_t done = 0; done < kMaxCycles; done += slice) {
+            status = group.size() > 1
+                         ? m.cus_wait_interrupt(group.data(),
+                                                static_cast<unsigned>(group.size()), 0, slice)
+                         : m.wait_interrupt(cu.cu, slice);
+            if (status == 0) break;
+            if (timeout_ms > 0 && std::chrono::steady_clock::now() >= deadline) return false;
+        }
+        cu.busy.reset();
         if (status != 0) {
             report(cu, "no interrupt: the kernel did not finish");
-            return;
+            return true;
         }
         const uint64_t cycles = m.cycles(cu.cu) - started_at_;
         uint32_t ctrl = 0;
@@ -695,12 +1172,13 @@ class run_impl {
         m.write(cu.cu, kCtrl, kApContinue);
         if (!(ctrl & kApDone)) {
             report(cu, "interrupt without ap_done");
-            return;
+            return true;
         }
         cu.runs += 1;
         cu.cycles += cycles;
         state_ = ERT_CMD_STATE_COMPLETED;
         check(cu);
+        return true;
     }
 
     void check(ComputeUnit& cu) {
@@ -717,12 +1195,95 @@ class run_impl {
     }
 
     std::shared_ptr<kernel_impl> kernel_;
+    std::vector<size_t> cus_;  // the CUs this run may use (narrowed by its buffers)
     std::vector<std::vector<uint8_t>> values_;
     std::vector<std::shared_ptr<bo_impl>> buffers_;
     size_t cu_ = 0;
     uint64_t started_at_ = 0;
     ert_cmd_state state_ = ERT_CMD_STATE_NEW;
 };
+
+// ------------------------------------------------------------------ xclbin
+
+namespace {
+std::shared_ptr<xclbin_impl> read_xclbin(const std::string& path) {
+    return std::make_shared<xclbin_impl>(read_axlf(read_file(path), path));
+}
+}  // namespace
+
+xclbin::xclbin(const std::string& filename) : handle_(read_xclbin(filename)) {}
+xclbin::xclbin(const std::vector<char>& data)
+    : handle_(std::make_shared<xclbin_impl>(
+          read_axlf(std::vector<uint8_t>(data.begin(), data.end()), "<xclbin data>"))) {}
+
+std::vector<xclbin::kernel> xclbin::get_kernels() const {
+    std::vector<kernel> out;
+    for (const KernelInfo& k : handle_->x.kernels) out.push_back(handle_->kernel(k));
+    return out;
+}
+xclbin::kernel xclbin::get_kernel(const std::string& name) const {
+    for (const KernelInfo& k : handle_->x.kernels) {
+        if (k.name == name) return handle_->kernel(k);
+    }
+    return {};
+}
+std::vector<xclbin::ip> xclbin::get_ips() const {
+    std::vector<ip> out;
+    for (const CuInfo& cu : handle_->x.cus) out.push_back(handle_->ip(cu));
+    return out;
+}
+xclbin::ip xclbin::get_ip(const std::string& name) const {
+    for (const CuInfo& cu : handle_->x.cus) {
+        if (cu.kernel + ":" + cu.name == name) return handle_->ip(cu);
+    }
+    return {};
+}
+std::vector<xclbin::mem> xclbin::get_mems() const {
+    std::vector<mem> out;
+    for (size_t i = 0; i < handle_->x.mems.size(); ++i) {
+        out.push_back(handle_->mem(static_cast<int>(i)));
+    }
+    return out;
+}
+std::string xclbin::get_xsa_name() const { return handle_->x.vbnv; }
+uuid xclbin::get_uuid() const { return uuid(handle_->x.uuid); }
+xclbin::target_type xclbin::get_target_type() const {
+    const std::string t = mode_target(handle_->x.mode);
+    return t == "sw_emu" ? target_type::sw_emu
+                         : t == "hw_emu" ? target_type::hw_emu : target_type::hw;
+}
+
+xclbin::arg xclbin::ip::get_arg(int32_t index) const {
+    for (const arg& a : args_) {
+        if (a.get_index() == static_cast<size_t>(index)) return a;
+    }
+    return {};
+}
+xclbin::arg xclbin::kernel::get_arg(int32_t index) const {
+    for (const arg& a : args_) {
+        if (a.get_index() == static_cast<size_t>(index)) return a;
+    }
+    return {};
+}
+std::vector<xclbin::ip> xclbin::kernel::get_cus(const std::string& name) const {
+    const std::regex pattern(name);
+    std::vector<ip> out;
+    for (const ip& cu : cus_) {
+        const std::string full = cu.get_name();
+        const std::string instance = full.substr(full.find(':') + 1);
+        if (std::regex_match(instance, pattern) || std::regex_match(full, pattern)) {
+            out.push_back(cu);
+        }
+    }
+    return out;
+}
+xclbin::ip xclbin::kernel::get_cu(const std::string& name) const {
+    for (const ip& cu : cus_) {
+        const std::string full = cu.get_name();
+        if (full == name || full.substr(full.find(':') + 1) == name) return cu;
+    }
+    return {};
+}
 
 // ------------------------------------------------------------------ device
 
@@ -740,42 +1301,121 @@ std::shared_ptr<device_impl> open_device(unsigned int index) {
 }
 }  // namespace
 
-device::device(unsigned int index) : handle_(open_device(index)) {}
+device::device(unsigned int didx) : handle_((ApiLock(api_mutex()), open_device(didx))) {}
 
-uuid device::load_xclbin(const std::string& xclbin_file) {
+uuid device::load_xclbin(const std::string& xclbin_fnm) {
+    ApiLock lock(api_mutex());
     if (!handle_) fail("load_xclbin on an empty xrt::device");
-    return handle_->load_xclbin(xclbin_file);
+    return handle_->load(read_axlf(read_file(xclbin_fnm), xclbin_fnm));
+}
+
+uuid device::load_xclbin(const xrt::xclbin& xclbin) {
+    ApiLock lock(api_mutex());
+    if (!handle_) fail("load_xclbin on an empty xrt::device");
+    if (!xclbin) fail("load_xclbin of an empty xrt::xclbin");
+    return handle_->load(xclbin.get_handle()->x);
 }
 
 uuid device::get_xclbin_uuid() const { return handle_ ? handle_->loaded() : uuid(); }
 
+void device::query(info::device param, std::string* out) const {
+    ApiLock lock(api_mutex());
+    if (!handle_) fail("get_info on an empty xrt::device");
+    switch (param) {
+        case info::device::name:
+            *out = handle_->name();
+            return;
+        case info::device::bdf: {
+            // A made-up PCIe address per emulated device, in XRT's format.
+            char bdf[32];
+            std::snprintf(bdf, sizeof bdf, "0000:%02x:00.1", handle_->index());
+            *out = bdf;
+            return;
+        }
+        case info::device::platform:
+            *out = "{\"platforms\":[{\"static_region\":{\"vbnv\":\"" + handle_->name() +
+                   "\"}}]}";
+            return;
+        case info::device::dynamic_regions:
+            *out = "{\"dynamic_regions\":[{\"xclbin_uuid\":\"" +
+                   handle_->loaded().to_string() + "\"}]}";
+            return;
+        default:
+            // Sensors, host and AIE reports: nothing to report on an emulated device.
+            *out = "{}";
+            return;
+    }
+}
+void device::query(info::device param, xrt::uuid* out) const {
+    if (param != info::device::interface_uuid) fail("get_info: not a uuid key");
+    *out = uuid();  // an emulated shell has no interface uuid
+}
+void device::query(info::device param, std::uint32_t* out) const {
+    if (param != info::device::kdma) fail("get_info: not a uint32 key");
+    *out = 0;  // no KDMA engine
+}
+void device::query(info::device param, unsigned long* out) const {
+    if (param != info::device::max_clock_frequency_mhz) fail("get_info: not an integer key");
+    // The loaded xclbin's fastest clock; before one is loaded, 300 (XRT emulation's default
+    // OCL frequency).
+    const unsigned long mhz = handle_ ? handle_->xclbin().max_mhz : 0;
+    *out = mhz ? mhz : 300;
+}
+void device::query(info::device param, bool* out) const {
+    if (!handle_) fail("get_info on an empty xrt::device");
+    // m2m: bo::copy is emulated (as a memcpy), so report it; nodma false; online.
+    *out = param == info::device::m2m;
+}
+
 // ------------------------------------------------------------------ bo
 
-bo::bo(const xrt::device& device, size_t size, bo::flags, memory_group group) {
+bo::bo(const xrt::device& device, void* userptr, size_t sz, bo::flags flags,
+       memory_group grp) {
+    ApiLock lock(api_mutex());
     if (!device) fail("xrt::bo on an empty xrt::device");
-    handle_ = std::make_shared<bo_impl>(device.get_handle(), size, group);
+    handle_ = std::make_shared<bo_impl>(device.get_handle(), sz, flags, grp, userptr);
+}
+
+bo::bo(const xrt::device& device, size_t sz, bo::flags flags, memory_group grp)
+    : bo(device, nullptr, sz, flags, grp) {}
+
+bo::bo(const bo& parent, size_t size, size_t offset) {
+    ApiLock lock(api_mutex());
+    if (!parent) fail("sub-buffer of an empty xrt::bo");
+    handle_ = std::make_shared<bo_impl>(*parent.handle_, size, offset);
 }
 
 size_t bo::size() const { return handle_->size_; }
-uint64_t bo::address() const { return handle_->address_; }
+uint64_t bo::address() const { return handle_->address(); }
 memory_group bo::get_memory_group() const { return handle_->group_; }
-void bo::sync(xclBOSyncDirection dir, size_t size, size_t offset) {
-    handle_->sync(dir, size, offset);
+bo::flags bo::get_flags() const { return handle_->flags_; }
+void bo::sync(xclBOSyncDirection dir, size_t sz, size_t offset) {
+    ApiLock lock(api_mutex());
+    handle_->sync(dir, sz, offset);
 }
-void* bo::map() { return handle_->host_; }
+void* bo::map() { return handle_->host(); }
 void bo::write(const void* src, size_t size, size_t seek) {
     handle_->check(size, seek, "write");
-    std::memcpy(handle_->host_ + seek, src, size);
+    std::memcpy(handle_->host() + seek, src, size);
 }
 void bo::read(void* dst, size_t size, size_t skip) {
     handle_->check(size, skip, "read");
-    std::memcpy(dst, handle_->host_ + skip, size);
+    std::memcpy(dst, handle_->host() + skip, size);
+}
+void bo::copy(const bo& src, size_t sz, size_t src_offset, size_t dst_offset) {
+    ApiLock lock(api_mutex());
+    if (!src || !handle_) fail("bo copy of an empty xrt::bo");
+    if (sz == 0) fail("bo copy: size is 0");  // XRT throws on a 0-byte copy too
+    src.handle_->check(sz, src_offset, "copy source");
+    handle_->check(sz, dst_offset, "copy destination");
+    std::memmove(handle_->device() + dst_offset, src.handle_->device() + src_offset, sz);
 }
 
 // ------------------------------------------------------------------ kernel and run
 
 kernel::kernel(const xrt::device& device, const xrt::uuid& xclbin_id, const std::string& name,
                cu_access_mode) {
+    ApiLock lock(api_mutex());
     if (!device) fail("xrt::kernel on an empty xrt::device");
     if (xclbin_id != device.get_handle()->loaded()) {
         fail("xrt::kernel: uuid " + xclbin_id.to_string() + " is not the loaded xclbin");
@@ -783,27 +1423,93 @@ kernel::kernel(const xrt::device& device, const xrt::uuid& xclbin_id, const std:
     handle_ = std::make_shared<kernel_impl>(device.get_handle(), name);
 }
 
-int kernel::group_id(int argno) const { return handle_->group_id(argno); }
+int kernel::group_id(int argno) const {
+    ApiLock lock(api_mutex());
+    return handle_->group_id(argno);
+}
 uint32_t kernel::offset(int argno) const { return handle_->arg(argno).offset; }
 std::string kernel::get_name() const { return handle_->kernel_name_; }
 
 run::run(const kernel& krnl) {
+    ApiLock lock(api_mutex());
     if (!krnl) fail("xrt::run of an empty xrt::kernel");
     handle_ = std::make_shared<run_impl>(krnl.get_handle());
 }
 
-void run::start() { handle_->start(handle_); }
+void run::start() {
+    ApiLock lock(api_mutex());
+    handle_->start(handle_);
+}
 
-ert_cmd_state run::wait(const std::chrono::milliseconds&) const {
-    handle_->finish();  // emulation time is not wall time: no timeout applies
+ert_cmd_state run::wait(const std::chrono::milliseconds& timeout) const {
+    ApiLock lock(api_mutex());
+    // As XRT: a zero timeout waits for completion; otherwise ERT_CMD_STATE_TIMEOUT when
+    // the run has not finished in time (it keeps running).
+    if (!handle_->finish(timeout.count())) return ERT_CMD_STATE_TIMEOUT;
     return handle_->state_;
 }
 
-ert_cmd_state run::state() const { return handle_->state_; }
+ert_cmd_state run::state() const {
+    ApiLock lock(api_mutex());
+    return handle_->state_;
+}
 
 void run::set_arg_at_index(int index, const void* value, size_t bytes) {
+    ApiLock lock(api_mutex());
     handle_->set(index, value, bytes);
 }
-void run::set_arg_at_index(int index, const xrt::bo& boh) { handle_->set(index, boh); }
+void run::set_arg_at_index(int index, const xrt::bo& boh) {
+    ApiLock lock(api_mutex());
+    handle_->set(index, boh);
+}
+
+// ------------------------------------------------------------------ queue
+
+// One worker thread running the queue's tasks in order; it finishes the tasks enqueued
+// before the queue's last handle goes, then stops.
+class queue_impl {
+  public:
+    queue_impl() : worker_([this] { work(); }) {}
+    ~queue_impl() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        ready_.notify_one();
+        worker_.join();
+    }
+    void add(std::function<void()> task) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            tasks_.push_back(std::move(task));
+        }
+        ready_.notify_one();
+    }
+
+  private:
+    void work() {
+        for (;;) {
+            std::function<void()> task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+                if (tasks_.empty()) return;
+                task = std::move(tasks_.front());
+                tasks_.pop_front();
+            }
+            task();  // a packaged_task: its exception goes to its future
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::function<void()>> tasks_;
+    bool stop_ = false;
+    std::thread worker_;
+};
+
+queue::queue() : impl_(std::make_shared<queue_impl>()) {}
+
+void queue::add_task(std::function<void()> task) { impl_->add(std::move(task)); }
 
 }  // namespace xrt

@@ -1,11 +1,14 @@
-// fpgakern XRT emulation: xrt::kernel and xrt::run, the subset of XRT's xrt/xrt_kernel.h
-// the generated host code uses. Source-compatible with XRT's header.
+// fpgakern XRT emulation: xrt::kernel and xrt::run, as XRT's xrt/xrt_kernel.h declares
+// them (signatures checked against XRT's; docs/runtime.md "The XRT native API").
 //
 // A kernel object names a kernel of the loaded xclbin and, optionally, a subset of its
-// compute units ("add_f32:{add_f32_1,add_f32_2}", as XRT parses it). kernel(args...)
-// starts a run on an idle CU of the subset (waiting for one to finish when all are busy);
-// run.wait() advances that CU's emulation until its interrupt and acknowledges it as XRT
-// does (read CTRL, clear ISR, ap_continue).
+// compute units ("add_f32:{add_f32_1,add_f32_2}", as XRT parses it). A run starts with
+// every CU of the kernel object; each set_arg of a buffer keeps only the CUs whose
+// argument connects to the buffer's memory (XRT's rule), and start() runs on an idle CU
+// of those (waiting for one to finish when all are busy). run.wait() advances that CU's
+// emulation until its interrupt and acknowledges it as XRT does (read CTRL, clear ISR,
+// ap_continue); wait(timeout) returns ERT_CMD_STATE_TIMEOUT when the run has not
+// finished within that wall-clock time, and leaves it running.
 #ifndef FPGAKERN_EMU_XRT_KERNEL_H_
 #define FPGAKERN_EMU_XRT_KERNEL_H_
 
@@ -39,6 +42,9 @@ enum ert_cmd_state {
     ERT_CMD_STATE_MAX,
 };
 #endif
+
+typedef void* xrtKernelHandle;
+typedef void* xrtRunHandle;
 
 namespace xrt {
 
@@ -111,7 +117,9 @@ class kernel {
         return r;
     }
 
-    // The memory bank of argument argno (the last bank when the CUs differ, as in XRT).
+    // The memory group of argument argno, as XRT answers: of the kernel object's first CU,
+    // the connection with the highest memory index (with GROUP_TOPOLOGY, the group of a
+    // bank range; without it, the last bank of the range).
     int group_id(int argno) const;
     uint32_t offset(int argno) const;
     std::string get_name() const;
