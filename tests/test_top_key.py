@@ -31,6 +31,8 @@ from fpgakern.spec.library import Library
 from fpgakern.tools import verilator
 
 HELLO = Path(__file__).parent / "data" / "hello_project"
+# The hello-world host, also run by tests/runtime/test_host_xrt_examples.py.
+HELLO_HOST = Path(__file__).parent / "runtime" / "hosts" / "hello_vadd.cpp"
 needs_verilator = pytest.mark.skipif(verilator.missing() is not None,
                                      reason=str(verilator.missing()))
 
@@ -211,10 +213,10 @@ def test_a_hello_world_host_runs_unmodified(project, xclbins, tmp_path, target):
 
     image = xclbins[target]
     emu.prepare(image, (target,), specs=project / "kernel_specs")
-    program = emu.compile_host(HELLO / "host" / "hello_vadd.cpp", tmp_path / "hello")
+    program = emu.compile_host(HELLO_HOST, tmp_path / "hello")
     env = dict(os.environ, XCL_EMULATION_MODE=target)
     env.pop("FPGAKERN_EMU_CONFIG", None)
-    done = subprocess.run([str(program), "-x", str(image)], capture_output=True, text=True,
+    done = subprocess.run([str(program), str(image)], capture_output=True, text=True,
                           env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "TEST PASSED" in done.stdout

@@ -2,33 +2,38 @@
 (tests/runtime/hosts/: ``xrt::device(0)``, ``load_xclbin``, ``xrt::kernel(device, uuid,
 name)``, ``group_id``, ``xrt::bo``, ``map``, ``sync``, ``kernel(args...)``, ``run.wait()``),
 built with -Wall -Wextra -Werror against fpgakern's XRT emulation and run on sw_emu and
-hw_emu with no fpgakern-specific line: the kernel name ``add_i32`` is the one line a
-``top: vadd`` kernel would change. Also XRT's memory rules as the emulation keeps them
-(hosts/memory_rules.cpp): group_id of bank ranges and of CUs on other banks, buffers in
-any bank of a range, a run on a CU its buffers fit, XRT's warning and local copy when
-none fits, run.wait(timeout), an xclbin for another target refused, emconfig.json.
+hw_emu with no fpgakern-specific line: they ask for the kernel ``vadd`` with arguments
+``in1, in2, out, size``, as AMD's examples do. Also XRT's memory rules as the emulation
+keeps them (hosts/memory_rules.cpp): group_id of bank ranges and of CUs on other banks,
+buffers in any bank of a range, a run on a CU its buffers fit, XRT's warning and local
+copy when none fits, run.wait(timeout), an xclbin for another target refused,
+emconfig.json.
 
-The kernel is int32 binary_ops/add at rung 4 (one CU, ``out = a + alpha * b``, args
-``a, b, out, alpha, n``); the link configs give it 4 CUs (nk=) and place its arguments
-(sp=), as a Vitis user's link config does.
+The kernel is the hello project's ``hello/vadd`` (tests/data/hello_project: ``top: vadd``,
+int32, ``out = in1 + in2``, args ``in1, in2, out, n``: the host's ``size`` goes to ``n`` by
+position) at rung 4 (one CU), and at rung 3 (4 CUs); the link configs give it 4 CUs (nk=)
+and place its arguments (sp=), as a Vitis user's link config does.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import LIBRARY, emulation_env
+from conftest import emulation_env
 
 from fpgakern.link import axlf, config, linker, platforms, resolve, xclbin
 from fpgakern.link.sections import Connection, MemData, decode, encode
 from fpgakern.runtime import emu
+from fpgakern.spec.library import Library
 
 HOSTS = Path(__file__).parent / "hosts"
-KERNEL = "binary_ops/add@opt4:int32"
+HELLO = Path(__file__).parents[1] / "data" / "hello_project"
+KERNEL = "hello/vadd@opt4:int32"
 TARGETS = ("sw_emu", "hw_emu")
 PROGRAMS = {
     "hello_vadd": ["hello_vadd.cpp"],
@@ -40,12 +45,21 @@ PROGRAMS = {
     "queue_pipeline": ["queue_pipeline.cpp"],
 }
 
-FOUR_CUS = "[connectivity]\nnk=add_i32:4\n"
-ALL_ON_DDR0 = "".join(f"sp=add_i32_{i}.{arg}:DDR[0]\n" for i in range(1, 5)
-                      for arg in ("a", "b", "out"))
+FOUR_CUS = "[connectivity]\nnk=vadd:4\n"
+ALL_ON_DDR0 = "".join(f"sp=vadd_{i}.{arg}:DDR[0]\n" for i in range(1, 5)
+                      for arg in ("in1", "in2", "out"))
 ONE_BANK = FOUR_CUS + ALL_ON_DDR0
-HBM = ("[connectivity]\nsp=add_i32_1.a:HBM[0:3]\nsp=add_i32_1.b:HBM[4:7]\n"
-       "sp=add_i32_1.out:HBM[8:11]\n")
+HBM = ("[connectivity]\nsp=vadd_1.in1:HBM[0:3]\nsp=vadd_1.in2:HBM[4:7]\n"
+       "sp=vadd_1.out:HBM[8:11]\n")
+
+
+@pytest.fixture(scope="module")
+def hello(tmp_path_factory) -> Path:
+    """A copy of the hello project (as tests/test_top_key.py links it): nothing the tests
+    make lands in the repository's copy."""
+    root = tmp_path_factory.mktemp("hello") / "hello_project"
+    shutil.copytree(HELLO, root)
+    return root
 
 
 @pytest.fixture(scope="module")
@@ -58,21 +72,23 @@ def programs(tmp_path_factory) -> dict[str, Path]:
 _links: dict[tuple[str, str, str], dict[str, Path]] = {}
 
 
-def linked(tmp_path_factory, name: str, platform: str = "u250", cfg: str = "",
+def linked(tmp_path_factory, hello: Path, name: str, platform: str = "u250", cfg: str = "",
            kernel: str = KERNEL) -> dict[str, Path]:
-    """``kernel`` linked for ``platform`` with link config ``cfg``, once per emulation
-    target (``{target: xclbin}``), its models prepared for both targets."""
+    """``kernel`` of the ``hello`` project linked for ``platform`` with link config
+    ``cfg``, once per emulation target (``{target: xclbin}``), its models prepared for
+    both targets."""
     key = (platform, cfg, kernel)
     if key not in _links:
         folder = tmp_path_factory.mktemp(name)
-        inputs = resolve.resolve([kernel], LIBRARY, folder / "build")
+        specs = hello / "kernel_specs"
+        inputs = resolve.resolve([kernel], Library(specs), folder / "build")
         paths = {}
         for target in TARGETS:
             design = linker.link(inputs, platforms.load(platform),
                                  config.parse(cfg, f"{name}.cfg") if cfg else None, target)
             paths[target] = folder / f"{name}.{target}.xclbin"
             paths[target].write_bytes(xclbin.to_xclbin(design))
-        emu.prepare(paths["hw_emu"], TARGETS)
+        emu.prepare(paths["hw_emu"], TARGETS, specs=specs)
         _links[key] = paths
     return _links[key]
 
@@ -90,8 +106,8 @@ def cu_runs(stderr: str) -> dict[str, int]:
     """hw_emu's summary at close: runs per CU."""
     out = {}
     for line in stderr.splitlines():
-        if line.startswith("fpgakern hw_emu: add_i32:"):
-            cu, _, rest = line.removeprefix("fpgakern hw_emu: add_i32:").partition(" ran ")
+        if line.startswith("fpgakern hw_emu: vadd:"):
+            cu, _, rest = line.removeprefix("fpgakern hw_emu: vadd:").partition(" ran ")
             out[cu] = int(rest.split()[0])
     return out
 
@@ -100,13 +116,13 @@ def cu_runs(stderr: str) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_hello_vadd(programs, tmp_path_factory, target):
-    xclbins = linked(tmp_path_factory, "one_cu")
+def test_hello_vadd(programs, hello, tmp_path_factory, target):
+    xclbins = linked(tmp_path_factory, hello, "one_cu")
     done = run(programs["hello_vadd"], xclbins[target], target=target)
     assert done.stdout.splitlines()[-1] == "TEST PASSED"
 
 
-RUNG3 = "binary_ops/add@opt3:int32"
+RUNG3 = "hello/vadd@opt3:int32"
 PLACEMENTS = {  # name: (kernel, link config, each CU's bank)
     "several_banks": (KERNEL, FOUR_CUS, [0, 1, 2, 3]),  # nk=, no sp=: the link spreads them
     "one_bank": (KERNEL, ONE_BANK, [0, 0, 0, 0]),
@@ -117,27 +133,27 @@ PLACEMENTS = {  # name: (kernel, link config, each CU's bank)
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("placement", list(PLACEMENTS))
-def test_multiple_cus(programs, tmp_path_factory, target, placement):
-    """4 CUs: rung 4 with nk=add_i32:4, whose link spreads the CUs over u250's 4 DDR banks
+def test_multiple_cus(programs, hello, tmp_path_factory, target, placement):
+    """4 CUs: rung 4 with nk=vadd:4, whose link spreads the CUs over u250's 4 DDR banks
     without sp= lines, or puts them all on DDR[0] with them; rung 3, which builds 4 CUs
     and a link.cfg spreading them, alone and under a config putting them on DDR[0].
     Per-CU kernel objects, then one over every CU whose runs go to a CU their buffers fit."""
     kernel, cfg, banks = PLACEMENTS[placement]
-    xclbins = linked(tmp_path_factory, placement, cfg=cfg, kernel=kernel)
+    xclbins = linked(tmp_path_factory, hello, placement, cfg=cfg, kernel=kernel)
     done = run(programs["multi_cu"], xclbins[target], 4, target=target)
     lines = done.stdout.splitlines()
-    assert lines[:4] == [f"add_i32_{i + 1} group_id {b} {b} {b}" for i, b in enumerate(banks)]
+    assert lines[:4] == [f"vadd_{i + 1} group_id {b} {b} {b}" for i, b in enumerate(banks)]
     assert lines[-1] == "TEST PASSED"
     assert "WARNING" not in done.stderr
     if target == "hw_emu":
-        assert cu_runs(done.stderr) == {f"add_i32_{i}": 2 for i in range(1, 5)}
+        assert cu_runs(done.stderr) == {f"vadd_{i}": 2 for i in range(1, 5)}
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_queue(programs, tmp_path_factory, target):
+def test_queue(programs, hello, tmp_path_factory, target):
     """xrt::queue: transfers on one queue, the run and the read-back on another that
     waits for the first's future."""
-    xclbins = linked(tmp_path_factory, "one_cu")
+    xclbins = linked(tmp_path_factory, hello, "one_cu")
     done = run(programs["queue_pipeline"], xclbins[target], target=target)
     assert done.stdout.splitlines() == ["TEST PASSED"]
 
@@ -149,11 +165,11 @@ def has_groups(path: Path) -> bool:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_hbm_bank_ranges(programs, tmp_path_factory, target):
+def test_hbm_bank_ranges(programs, hello, tmp_path_factory, target):
     """u55c, each argument on a range of 4 HBM pseudo-channels: group_id is the range's
     last bank (XRT's default connection, the highest memory index) while the xclbin has
     no GROUP_TOPOLOGY; a group index past MEM_TOPOLOGY's entries when it has."""
-    xclbins = linked(tmp_path_factory, "hbm", "u55c", HBM)
+    xclbins = linked(tmp_path_factory, hello, "hbm", "u55c", HBM)
     done = run(programs["hbm_ranges"], xclbins[target], target=target)
     lines = done.stdout.splitlines()
     groups = [int(g) for g in lines[0].split()[1:]]
@@ -167,27 +183,27 @@ def test_hbm_bank_ranges(programs, tmp_path_factory, target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_copy_and_host_only_buffers(programs, tmp_path_factory, target):
-    xclbins = linked(tmp_path_factory, "one_cu")
+def test_copy_and_host_only_buffers(programs, hello, tmp_path_factory, target):
+    xclbins = linked(tmp_path_factory, hello, "one_cu")
     done = run(programs["copy_host_only"], xclbins[target], target=target)
     assert done.stdout.splitlines() == ["host_only/device_only/copy ok", "offsets ok",
                                         "sub-buffers ok", "TEST PASSED"]
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_device_info(programs, tmp_path_factory, target):
-    xclbins = linked(tmp_path_factory, "several_banks", cfg=FOUR_CUS)
+def test_device_info(programs, hello, tmp_path_factory, target):
+    xclbins = linked(tmp_path_factory, hello, "several_banks", cfg=FOUR_CUS)
     done = run(programs["device_info"], xclbins[target], target=target)
     lines = done.stdout.splitlines()
     vbnv = platforms.load("u250").vbnv
     assert f"xsa {vbnv}" in lines
-    assert "kernel add_i32 args 5 cus 4" in lines
-    arg_a = next(line for line in lines if line.startswith("  arg 0 a "))
-    assert arg_a.split()[3:] == ["int*", "offset", "0x10", "DDR[0]", "DDR[1]", "DDR[2]",
-                                 "DDR[3]"]
-    assert "  arg 3 alpha int offset 0x34" in lines
+    assert "kernel vadd args 4 cus 4" in lines
+    arg_in1 = next(line for line in lines if line.startswith("  arg 0 in1 "))
+    assert arg_in1.split()[3:] == ["int*", "offset", "0x10", "DDR[0]", "DDR[1]", "DDR[2]",
+                                   "DDR[3]"]
+    assert "  arg 3 n int offset 0x34" in lines
     assert [line.split()[1] for line in lines if line.startswith("  cu ")] == \
-        [f"add_i32:add_i32_{i}" for i in range(1, 5)]
+        [f"vadd:vadd_{i}" for i in range(1, 5)]
     assert "loaded same uuid" in lines
     # No emconfig.json: the device is named after the loaded xclbin's platform.
     for line in (f"name {vbnv}", "bdf 0000:00:00.1", "kdma 0", "m2m 1", "nodma 0", "offline 0",
@@ -200,34 +216,34 @@ def test_device_info(programs, tmp_path_factory, target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_group_id_and_cu_selection(programs, tmp_path_factory, target):
+def test_group_id_and_cu_selection(programs, hello, tmp_path_factory, target):
     """group_id of a kernel object over CUs on different banks is its first CU's (XRT's
     kernel_impl::group_id); a run over every CU goes to the one its buffers fit; a run
     whose buffers fit no CU of its kernel object gets XRT's warning and runs on a local
     copy in the connected bank, so its output never reaches the buffer (as in XRT)."""
-    xclbins = linked(tmp_path_factory, "several_banks", cfg=FOUR_CUS)
+    xclbins = linked(tmp_path_factory, hello, "several_banks", cfg=FOUR_CUS)
     program, path = programs["memory_rules"], xclbins[target]
     done = run(program, path, "groups", target=target)
-    assert done.stdout.splitlines() == ["add_i32 0 0 0", *(f"add_i32_{i} {i - 1} {i - 1} {i - 1}"
-                                                          for i in range(1, 5))]
+    assert done.stdout.splitlines() == ["vadd 0 0 0", *(f"vadd_{i} {i - 1} {i - 1} {i - 1}"
+                                                       for i in range(1, 5))]
     done = run(program, path, "banks", 2, 2, 2, "", target=target)
-    assert done.stdout.splitlines() == ["state 4 out 19"]
+    assert done.stdout.splitlines() == ["state 4 out 12"]
     if target == "hw_emu":
-        assert cu_runs(done.stderr) == {"add_i32_3": 1}
-    done = run(program, path, "banks", 1, 1, 1, "add_i32_4", target=target)
+        assert cu_runs(done.stderr) == {"vadd_3": 1}
+    done = run(program, path, "banks", 1, 1, 1, "vadd_4", target=target)
     assert done.stdout.splitlines() == ["state 4 out -1"]
-    assert ("[XRT] WARNING: Kernel add_i32 has no compute units with connectivity required "
+    assert ("[XRT] WARNING: Kernel vadd has no compute units with connectivity required "
             "for global argument at index 0. The argument is allocated in bank 1, the "
             "compute unit is connected to bank 3.") in done.stderr.replace("\n", " ")
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_any_bank_of_a_range(programs, tmp_path_factory, target):
-    xclbins = linked(tmp_path_factory, "hbm", "u55c", HBM)
+def test_any_bank_of_a_range(programs, hello, tmp_path_factory, target):
+    xclbins = linked(tmp_path_factory, hello, "hbm", "u55c", HBM)
     program, path = programs["memory_rules"], xclbins[target]
     for banks in ((1, 5, 9), (2, 6, 10), (0, 7, 8)):
         done = run(program, path, "banks", *banks, "", target=target)
-        assert done.stdout.splitlines() == ["state 4 out 19"], banks
+        assert done.stdout.splitlines() == ["state 4 out 12"], banks
         assert "WARNING" not in done.stderr
     # out in b's range: XRT warns and runs on a local copy of out in out's group, which
     # the host never sees (an input so copied would still give the right result).
@@ -269,19 +285,19 @@ def with_groups(path: Path) -> tuple[Path, int]:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_group_sections(programs, tmp_path_factory, target):
+def test_group_sections(programs, hello, tmp_path_factory, target):
     """With GROUP_TOPOLOGY/GROUP_CONNECTIVITY, group_id answers the group of each range
     (the highest memory index connected: the groups follow u55c's MEM_TOPOLOGY entries),
     and a buffer in the group or in any bank of it is accepted."""
-    path, first = with_groups(linked(tmp_path_factory, "hbm", "u55c", HBM)[target])
+    path, first = with_groups(linked(tmp_path_factory, hello, "hbm", "u55c", HBM)[target])
     ga, gb, gout = first, first + 1, first + 2
     program = programs["memory_rules"]
     done = run(program, path, "groups", target=target)
-    assert done.stdout.splitlines() == [f"add_i32 {ga} {gb} {gout}",
-                                        f"add_i32_1 {ga} {gb} {gout}"]
+    assert done.stdout.splitlines() == [f"vadd {ga} {gb} {gout}",
+                                        f"vadd_1 {ga} {gb} {gout}"]
     for banks in ((ga, gb, gout), (1, 5, 9), (ga, 4, 11)):
         done = run(program, path, "banks", *banks, "", target=target)
-        assert done.stdout.splitlines() == ["state 4 out 19"], banks
+        assert done.stdout.splitlines() == ["state 4 out 12"], banks
         assert "WARNING" not in done.stderr
     done = run(program, path, "banks", ga, gb, gb, "", target=target)
     assert done.stdout.splitlines() == ["state 4 out -1"]
@@ -291,11 +307,11 @@ def test_group_sections(programs, tmp_path_factory, target):
     assert done.stdout.splitlines() == [f"group_id {ga} {gb} {gout}", "TEST PASSED"]
 
 
-def test_wait_timeout(programs, tmp_path_factory):
+def test_wait_timeout(programs, hello, tmp_path_factory):
     """hw_emu: wait(1 ms) on a run of 2**20 elements returns ERT_CMD_STATE_TIMEOUT (8) and
     leaves it running (3); wait() then finishes it (4). On sw_emu the kernel has run by
     the time start() returns, so the same wait answers completed."""
-    xclbins = linked(tmp_path_factory, "one_cu")
+    xclbins = linked(tmp_path_factory, hello, "one_cu")
     program = programs["memory_rules"]
     done = run(program, xclbins["hw_emu"], "timeout", 1 << 20, target="hw_emu")
     assert done.stdout.splitlines() == ["wait(1ms) 8 state 3 wait() 4"]
@@ -303,8 +319,8 @@ def test_wait_timeout(programs, tmp_path_factory):
     assert done.stdout.splitlines() == ["wait(1ms) 4 state 4 wait() 4"]
 
 
-def test_xclbin_for_another_target_is_refused(programs, tmp_path_factory, tmp_path):
-    xclbins = linked(tmp_path_factory, "one_cu")
+def test_xclbin_for_another_target_is_refused(programs, hello, tmp_path_factory, tmp_path):
+    xclbins = linked(tmp_path_factory, hello, "one_cu")
     done = run(programs["hello_vadd"], xclbins["hw_emu"], target="sw_emu", ok=False)
     assert done.returncode != 0
     assert "was built for hw_emu" in done.stderr and "XCL_EMULATION_MODE is sw_emu" in done.stderr
@@ -326,11 +342,11 @@ def emconfig(folder: Path, name: str, devices: int, version: str = "2.0") -> Pat
     return folder
 
 
-def test_emconfig_json(programs, tmp_path_factory, tmp_path):
+def test_emconfig_json(programs, hello, tmp_path_factory, tmp_path):
     """EMCONFIG_PATH's emconfig.json names the platform (device::name) and the number of
     devices; a FileVersion other than 2.0 is refused with XRT's message, and then there
     is no device."""
-    xclbins = linked(tmp_path_factory, "one_cu")
+    xclbins = linked(tmp_path_factory, hello, "one_cu")
     platform = "xilinx_u250_gen3x16_xdma_4_1_202210_1"
     env = dict(emulation_env("sw_emu"), EMCONFIG_PATH=str(emconfig(tmp_path / "ok", platform, 2)))
     done = run(programs["device_info"], xclbins["sw_emu"], target="sw_emu", env=env)

@@ -19,14 +19,14 @@ int main(int argc, char** argv) {
     const std::string what = argv[2];
     xrt::device device(0);
     auto uuid = device.load_xclbin(argv[1]);
-    auto all = xrt::kernel(device, uuid, "add_i32");
+    auto all = xrt::kernel(device, uuid, "vadd");
 
     if (what == "groups") {
-        std::cout << "add_i32 " << all.group_id(0) << " " << all.group_id(1) << " "
+        std::cout << "vadd " << all.group_id(0) << " " << all.group_id(1) << " "
                   << all.group_id(2) << "\n";
-        for (const auto& cu : xrt::xclbin(argv[1]).get_kernel("add_i32").get_cus()) {
+        for (const auto& cu : xrt::xclbin(argv[1]).get_kernel("vadd").get_cus()) {
             const std::string name = cu.get_name().substr(cu.get_name().find(':') + 1);
-            auto one = xrt::kernel(device, uuid, "add_i32:{" + name + "}");
+            auto one = xrt::kernel(device, uuid, "vadd:{" + name + "}");
             std::cout << name << " " << one.group_id(0) << " " << one.group_id(1) << " "
                       << one.group_id(2) << "\n";
         }
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     }
     if (what == "banks" && argc >= 7) {
         const std::string cu = argv[6];
-        auto krnl = cu.empty() ? all : xrt::kernel(device, uuid, "add_i32:{" + cu + "}");
+        auto krnl = cu.empty() ? all : xrt::kernel(device, uuid, "vadd:{" + cu + "}");
         const int n = 256;
         const size_t bytes = sizeof(int32_t) * n;
         xrt::bo a(device, bytes, static_cast<xrt::memory_group>(std::atoi(argv[3])));
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
         a.sync(XCL_BO_SYNC_BO_TO_DEVICE);
         b.sync(XCL_BO_SYNC_BO_TO_DEVICE);
         out.sync(XCL_BO_SYNC_BO_TO_DEVICE);
-        auto run = krnl(a, b, out, 2, n);
+        auto run = krnl(a, b, out, n);
         const auto state = run.wait();
         out.sync(XCL_BO_SYNC_BO_FROM_DEVICE);
         out.read(hout.data());
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
         const size_t bytes = sizeof(int32_t) * static_cast<size_t>(n);
         xrt::bo a(device, bytes, all.group_id(0)), b(device, bytes, all.group_id(1)),
             out(device, bytes, all.group_id(2));
-        auto run = all(a, b, out, 1, n);
+        auto run = all(a, b, out, n);
         const auto first = run.wait(std::chrono::milliseconds(1));
         const auto now = run.state();
         const auto last = run.wait();

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     }
     xrt::device device(0);
     auto uuid = device.load_xclbin(argv[1]);
-    auto krnl = xrt::kernel(device, uuid, "add_i32");
+    auto krnl = xrt::kernel(device, uuid, "vadd");
     const size_t bytes = sizeof(int32_t) * kSize;
     auto bo_a = xrt::bo(device, bytes, krnl.group_id(0));
     auto bo_b = xrt::bo(device, bytes, krnl.group_id(1));
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     });
     compute.enqueue(inputs);  // compute waits for the inputs
     auto state = compute.enqueue([&] {
-        auto run = krnl(bo_a, bo_b, bo_out, 1, kSize);
+        auto run = krnl(bo_a, bo_b, bo_out, kSize);
         return run.wait();
     });
     xrt::queue::event output = compute.enqueue([&] { bo_out.sync(XCL_BO_SYNC_BO_FROM_DEVICE); });
