@@ -88,7 +88,7 @@ class RowDesign:
     stages: list[Stage]
     record: list[str]  # every hoisted name, in record order
     tables: list[str]
-    x: str  # the full input
+    full: list[str]  # the full-shaped inputs, read in lockstep (a beat of each at once)
     final: Pipe | None  # row_reduction: the result's finish (mean: div, else none)
     # rendered pipes: module -> (expression, dp, lanes); per-row pipes have one lane
     modules: dict[str, tuple[str, Datapath, int]]
@@ -96,6 +96,17 @@ class RowDesign:
     latency: int
     convert: str | None  # int-to-float module for float(cols), where a mean needs it
     convert_latency: int
+
+    @property
+    def x(self) -> str:
+        """The main input (the first full-shaped one)."""
+        return self.full[0]
+
+    @property
+    def lockstep(self) -> bool:
+        """More than one full-shaped input: their beats are read side by side and travel
+        together, as one wide beat, through the stages and row FIFOs."""
+        return len(self.full) > 1
 
 
 def _pow2_at_least(value: int) -> int:
@@ -156,9 +167,6 @@ def check(plan: Plan) -> None:
     kernel = plan.kernel
     layout = kernel.layout
     assert layout is not None
-    if len(layout.full_inputs) != 1:
-        raise UsageError(f"{kernel.qualname}: the RTL {kernel.kind} kernel reads one "
-                         f"full-shaped input, not {len(layout.full_inputs)}")
     if not plan.dtype.is_float:
         raise UsageError(f"{kernel.qualname}: the RTL {kernel.kind} kernel is float32 only")
 
@@ -223,7 +231,7 @@ def design(plan: Plan) -> RowDesign:
         impl = OPS["to_" + dtype].rtl["int32"]
         convert, convert_latency = impl.module, impl.latency
         operators.append(convert)
-    return RowDesign(stages, record, tables, layout.full_inputs[0], final, modules,
+    return RowDesign(stages, record, tables, list(layout.full_inputs), final, modules,
                      list(dict.fromkeys(operators)), body.pipe.latency, convert,
                      convert_latency)
 
