@@ -468,12 +468,13 @@ def _row_design(plan: Plan) -> _Design:
     in_fifo_depth = (max(arch.max_burst, 64) if not plan.rung.dataflow
                      else arch.in_fifo_depth)
     # Several full inputs on one bundle (the sequential rungs) are read in chunks of
-    # `chunk` beats, each input's in turn; the engine holds credits for all of them, and
-    # each input's FIFO is that deep (it never holds more than the engine reserved).
+    # `chunk` beats (every burst the engine may have in flight), each input's in turn; the
+    # engine holds credits for a chunk of each, and each input's FIFO is that deep (it
+    # never holds more than the engine reserved).
     shared = [rb.name for rb in reads if sum(p in d.full for p in rb.segments) > 1]
-    chunk = in_fifo_depth
+    chunk = max(in_fifo_depth, arch.max_burst * arch.read_outstanding)
     if shared:
-        in_fifo_depth *= len(d.full)
+        in_fifo_depth = chunk * len(d.full)
     texts[f"{plan.top}.sv"] = env.get_template("top_rows.sv.j2").render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
         top=plan.top, ctrl=control_words(interface(plan)), bundles=plan.bundles,

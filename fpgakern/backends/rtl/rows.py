@@ -1,4 +1,4 @@
-"""RTL for the row kinds (``row_map``, ``row_reduction``): one read of the input, the row
+"""RTL for the row kinds (``row_map``, ``row_reduction``): one read of each input, the row
 kept on chip while each statistic is computed.
 
 The kernel is a chain of stages (docs/rtl.md, "Row kernels"): stage k < S computes the
@@ -10,7 +10,10 @@ that become computable (``Staged.row_values``) form the row's record, which trav
 the row to later stages. The last stage computes the body per element and writes it
 (row_map), or reduces it along the row (row_reduction, ``Staged.final``) and packs one
 result per row into the output. Per-column inputs are read once per run into tables
-indexed by the beat's position in its row (a table word holds a beat's lanes).
+indexed by the beat's position in its row (a table word holds a beat's lanes). Any number
+of full-shaped inputs are read in lockstep (``RowDesign.lockstep``): a beat of each, side
+by side, is one wide beat through the stages and row FIFOs, and each stage's pipe reads
+the ones it uses.
 """
 
 from __future__ import annotations
