@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from fpgakern.backends.rtl import rows
-from fpgakern.backends.rtl.generate import render
+from fpgakern.backends.rtl.generate import generate, render
+from fpgakern.backends.rtl.lint import lint
 from fpgakern.ladder import plan
 from fpgakern.spec.library import Library
 
@@ -108,3 +109,12 @@ def test_one_full_input_has_no_lockstep_logic(library, name):
         p = plan(library.get(name), rung, "float32")
         top = render(p)[f"{p.top}.sv"]
         assert "IN_W" not in top and "CHUNK" not in top and "in_x_data" not in top
+
+
+@pytest.mark.parametrize(("name", "rung"), [("fused/fused_ln", 1), ("fused/fused_ln", 4),
+                                            ("fused/row_dot", 0), ("fused/row_dot", 2)])
+def test_lockstep_kernels_lint_clean(name, rung, tmp_path):
+    """verilator --lint-only -Wall: the chunked reads of one gmem (rungs 0-1), a port each
+    (rungs 2-4), the wide beats through the row FIFOs."""
+    result = lint(generate(plan(LOCKSTEP.get(name), rung, "float32"), tmp_path))
+    assert result.ok, result.output
