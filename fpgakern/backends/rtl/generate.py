@@ -485,6 +485,7 @@ def _row_design(plan: Plan) -> _Design:
         rowq_depth=rows.row_fifo_depth(plan), rec_depth=rows.REC_DEPTH,
         beat_w=max(1, (rows.max_row_beats(plan) - 1).bit_length()),
         in_flight=rows.rows_in_flight(plan), d=d, body=body, cols_f=rows.COLS_F,
+        prefix_name=rows.PREFIX,
         record_index={name: i for i, name in enumerate(d.record)},
         scalars=[s.name for s in kernel.scalars], reads=reads,
         read_bundles={rb.name for rb in reads}, write_bundles={plan.bundle(kernel.output)},

@@ -30,6 +30,7 @@ from fpgakern.ladder import Plan
 KINDS = ("row_map", "row_reduction")
 RAW = "fk_raw"  # the accumulator's result, as the post pipelines' input
 COLS_F = "fk_cols_f"  # float(cols), mean's divider, as a scalar of the post pipelines
+PREFIX = "fk_prefix"  # the shared prefix of several full inputs, kept in the row FIFOs
 REC_DEPTH = 32  # rows whose records may wait between two stages
 SLACK_BEATS = 64  # row FIFO beats beyond one whole row at MAX_ROW
 
@@ -99,6 +100,7 @@ class RowDesign:
     latency: int
     convert: str | None  # int-to-float module for float(cols), where a mean needs it
     convert_latency: int
+    prefix: str | None = None  # the prefix's text, where the row FIFOs keep it (PREFIX)
 
     @property
     def x(self) -> str:
@@ -166,6 +168,30 @@ def _acc(op: Op, dtype: str) -> Acc:
     return Acc(acc.module, op.partials(dtype), literal(empty, dtype))
 
 
+def _replace(node: expr.Node, text: str, by: expr.Node) -> expr.Node:
+    if expr.to_text(node) == text:
+        return by
+    if isinstance(node, expr.Apply):
+        return expr.Apply(node.dtype, node.op, tuple(_replace(a, text, by) for a in node.args))
+    return node
+
+
+def _prefix(staged: shapes.Staged, full: tuple[str, ...]) -> tuple[expr.Node, ...] | None:
+    """The later stages' graphs over the shared prefix (``PREFIX``) instead of the full
+    inputs, where several full inputs reach them only through the first statistic's
+    operand (layer_norm or softmax of a fused prefix h: mean(h), max(h)); None otherwise.
+    Stage 0 computes the prefix once and the row FIFOs keep it instead of every input."""
+    if len(full) < 2 or not staged.stats:
+        return None
+    p = staged.stats[0].operand
+    later = [s.operand for s in staged.stats[1:]] + [staged.body]
+    by = expr.Input(p.dtype, PREFIX)
+    replaced = tuple(_replace(n, expr.to_text(p), by) for n in later)
+    if any(set(_names(n, expr.Input)) & set(full) for n in replaced):
+        return None
+    return replaced
+
+
 def check(plan: Plan) -> None:
     kernel = plan.kernel
     layout = kernel.layout
@@ -188,6 +214,12 @@ def design(plan: Plan) -> RowDesign:
     known: set[str] = set()
     pending = list(staged.row_values)
     stages: list[Stage] = []
+    graphs = _prefix(staged, layout.full_inputs)
+    prefix = None if graphs is None else expr.to_text(staged.stats[0].operand)
+    operands = [s.operand for s in staged.stats]
+    body_node = staged.body
+    if graphs is not None:
+        operands[1:], body_node = graphs[:-1], graphs[-1]
 
     def stage_of(k: int, node: expr.Node, what: str, acc: Acc | None, body: bool) -> Stage:
         pipe = _pipe(node, f"{plan.top}_s{k}", modules, plan.lanes)
@@ -196,8 +228,8 @@ def design(plan: Plan) -> RowDesign:
                      [(n, record.index(n)) for n in leaves if n in record], acc, body)
 
     for k, stat in enumerate(staged.stats):
-        st = stage_of(k, stat.operand, f"{stat.name} = {stat.op.name}("
-                      f"{expr.to_text(stat.operand)}) along the row", _acc(stat.op, dtype),
+        st = stage_of(k, operands[k], f"{stat.name} = {stat.op.name}("
+                      f"{expr.to_text(operands[k])}) along the row", _acc(stat.op, dtype),
                       False)
         values: dict[str, expr.Node] = {stat.name: _finished(stat.op, dtype)}
         known.add(stat.name)
@@ -211,13 +243,13 @@ def design(plan: Plan) -> RowDesign:
     assert not pending, "row values depend only on statistics"
     final = None
     if staged.final is not None:
-        body = stage_of(len(stages), staged.body, f"{staged.final.name}("
-                        f"{expr.to_text(staged.body)}) along the row, one result per row",
+        body = stage_of(len(stages), body_node, f"{staged.final.name}("
+                        f"{expr.to_text(body_node)}) along the row, one result per row",
                         _acc(staged.final, dtype), True)
         final = _pipe(_finished(staged.final, dtype), f"{plan.top}_final", modules)
     else:
-        body = stage_of(len(stages), staged.body, f"{kernel.output} = "
-                        f"{expr.to_text(staged.body)} per element", None, True)
+        body = stage_of(len(stages), body_node, f"{kernel.output} = "
+                        f"{expr.to_text(body_node)} per element", None, True)
     stages.append(body)
     for st in stages:
         # The sink (accumulator FIFO or output FIFO) covers the pipe's latency, the table
@@ -236,7 +268,7 @@ def design(plan: Plan) -> RowDesign:
         operators.append(convert)
     return RowDesign(stages, record, tables, list(layout.full_inputs), final, modules,
                      list(dict.fromkeys(operators)), body.pipe.latency, convert,
-                     convert_latency)
+                     convert_latency, prefix)
 
 
 def max_row_beats(plan: Plan) -> int:
