@@ -67,10 +67,19 @@ def test_several_full_inputs_are_read_in_lockstep(library):
     d = rows.design(plan(LOCKSTEP.get("fused/fused_ln"), 2, "float32"))
     assert d.full == ["a", "x"] and d.x == "a" and d.lockstep
     assert d.tables == ["bias", "weight", "shift"]
-    # Every stage computes the shared prefix h from a beat of each full input.
-    assert all({"a", "x"} <= set(s.pipe.dp.inputs) for s in d.stages)
-    single = rows.design(plan(LOCKSTEP.get("fused/row_dot"), 4, "float32"))
-    assert single.full == ["a", "b"] and len(single.stages) == 1
+    # Stage 0 computes the prefix h from a beat of each full input (and bias); the later
+    # stages read h from the row FIFO, never a or x.
+    assert d.prefix == "relu(add(add(mul(a, sigmoid(a)), bias), x))"
+    assert set(d.stages[0].pipe.dp.inputs) == {"a", "x", "bias"}
+    for st in d.stages[1:]:
+        assert rows.PREFIX in st.pipe.dp.inputs and not {"a", "x"} & set(st.pipe.dp.inputs)
+    assert d.stages[1].tables == [] and d.stages[2].tables == ["weight", "shift"]
+    # No statistic (sum(a * b)) or a later stage reading an input beside the first
+    # statistic's operand ((a - max(a)) * g): every input's beats travel on.
+    dot = rows.design(plan(LOCKSTEP.get("fused/row_dot"), 4, "float32"))
+    assert dot.full == ["a", "b"] and len(dot.stages) == 1 and dot.prefix is None
+    gated = rows.design(plan(LOCKSTEP.get("fused/gated_shift"), 1, "float32"))
+    assert gated.prefix is None and set(gated.stages[1].pipe.dp.inputs) >= {"a", "g"}
     assert not rows.design(plan(library.get("nn_ops/layer_norm"), 2, "float32")).lockstep
 
 
@@ -89,6 +98,12 @@ def test_shared_bundle_reads_full_inputs_in_chunks(rung):
     assert "rd_gmem_base  = ptr_x + 64'(rd_gmem_chunk_next) * 64'(DATA_W / 8);" in top
     assert "(x_pop ? 32'd2 : 32'd0)" in top
     assert "x_data  = {in_x_data, in_a_data};" in top
+    # The row FIFO keeps the prefix, as stage 0's pipe computes it, on credits.
+    assert "fk_fifo #(.WIDTH(DATA_W + BW + 1), .DEPTH(ROWQ_DEPTH)) u_rowq0" in top
+    assert ".in_valid(s0_y_valid), .in_ready(rowq0_in_ready)," in top
+    assert "assign s0_rowq_ready = s0_rowq_credit != '0;" in top
+    gated = plan(LOCKSTEP.get("fused/gated_shift"), rung, "float32")
+    top = render(gated)[f"{gated.top}.sv"]
     assert "fk_fifo #(.WIDTH(IN_W + BW + 1), .DEPTH(ROWQ_DEPTH)) u_rowq0" in top
 
 
@@ -112,7 +127,9 @@ def test_one_full_input_has_no_lockstep_logic(library, name):
 
 
 @pytest.mark.parametrize(("name", "rung"), [("fused/fused_ln", 1), ("fused/fused_ln", 4),
-                                            ("fused/row_dot", 0), ("fused/row_dot", 2)])
+                                            ("fused/row_dot", 0), ("fused/row_dot", 2),
+                                            ("fused/gated_shift", 1),
+                                            ("fused/gated_shift", 4)])
 def test_lockstep_kernels_lint_clean(name, rung, tmp_path):
     """verilator --lint-only -Wall: the chunked reads of one gmem (rungs 0-1), a port each
     (rungs 2-4), the wide beats through the row FIFOs."""

@@ -38,7 +38,8 @@ def test_row_kernels_every_rung(library, kernel, rung, sim_run_dir):
 
 
 # Several full-shaped inputs, read in lockstep (docs/rtl.md, "Row kernels"): layer_norm of
-# the fused prefix relu(a * sigmoid(a) + bias + x), and sum(a * b) along rows.
+# the fused prefix relu(a * sigmoid(a) + bias + x), sum(a * b) along rows, and
+# (a - max(a)) * g.
 LOCKSTEP = Library(Path(__file__).parents[1] / "data" / "lockstep_project" / "kernel_specs")
 
 
@@ -55,15 +56,16 @@ def _lockstep_case(kernel: str, rung: int, sim_run_dir: Path) -> None:
 
 
 @pytest.mark.parametrize(("kernel", "rung"), [("fused/fused_ln", 1), ("fused/fused_ln", 4),
-                                              ("fused/row_dot", 2)])
+                                              ("fused/row_dot", 2), ("fused/gated_shift", 1)])
 def test_several_full_inputs(kernel, rung, sim_run_dir):
     """Rung 1 reads both inputs in chunks through one gmem; rungs 2 and 4 each on a port
-    of its own, at 1 and 16 lanes."""
+    of its own, at 1 and 16 lanes. fused_ln's row FIFOs keep its prefix (computed once in
+    stage 0), gated_shift's both inputs' beats."""
     _lockstep_case(kernel, rung, sim_run_dir)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kernel", ["fused/fused_ln", "fused/row_dot"])
+@pytest.mark.parametrize("kernel", ["fused/fused_ln", "fused/row_dot", "fused/gated_shift"])
 @pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
 def test_several_full_inputs_every_rung(kernel, rung, sim_run_dir):
     _lockstep_case(kernel, rung, sim_run_dir)
