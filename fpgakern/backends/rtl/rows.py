@@ -12,8 +12,10 @@ the row to later stages. The last stage computes the body per element and writes
 result per row into the output. Per-column inputs are read once per run into tables
 indexed by the beat's position in its row (a table word holds a beat's lanes). Any number
 of full-shaped inputs are read in lockstep (``RowDesign.lockstep``): a beat of each, side
-by side, is one wide beat through the stages and row FIFOs, and each stage's pipe reads
-the ones it uses.
+by side, is one wide beat into stage 0; where the later stages read them only through
+the first statistic's operand (a fused prefix), stage 0 computes it once and the row FIFOs
+keep it (``RowDesign.prefix``), else the wide beat travels on through the row FIFOs and
+each stage's pipe reads the inputs it uses.
 """
 
 from __future__ import annotations
