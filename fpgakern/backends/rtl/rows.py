@@ -111,8 +111,9 @@ class RowDesign:
 
     @property
     def lockstep(self) -> bool:
-        """More than one full-shaped input: their beats are read side by side and travel
-        together, as one wide beat, through the stages and row FIFOs."""
+        """More than one full-shaped input: their beats are read side by side, one wide
+        beat into stage 0 and, unless the row FIFOs keep their ``prefix``, on through
+        the row FIFOs to the later stages."""
         return len(self.full) > 1
 
 
