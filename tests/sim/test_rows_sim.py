@@ -3,8 +3,12 @@ under each spec's rows accuracy (docs/rtl.md, "Row kernels")."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from fpgakern.ladder import plan
+from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import simulate
 
 
@@ -31,3 +35,37 @@ def test_row_shapes_and_special_rows(library, sim_run_dir):
 def test_row_kernels_every_rung(library, kernel, rung, sim_run_dir):
     result = simulate(library.get(kernel), rung, "float32", size=2048, run_dir=sim_run_dir)
     assert result.passed, result.message
+
+
+# Several full-shaped inputs, read in lockstep (docs/rtl.md, "Row kernels"): layer_norm of
+# the fused prefix relu(a * sigmoid(a) + bias + x), sum(a * b) along rows, and
+# (a - max(a)) * g.
+LOCKSTEP = Library(Path(__file__).parents[1] / "data" / "lockstep_project" / "kernel_specs")
+
+
+def _lockstep_case(kernel: str, rung: int, sim_run_dir: Path) -> None:
+    k = LOCKSTEP.get(kernel)
+    result = simulate(k, rung, "float32", size=2048, run_dir=sim_run_dir)
+    assert result.passed, result.message
+    # Each full input read once (2 rows of 1024), each per-column input one row.
+    row_beats = 1024 // plan(k, rung, "float32").lanes
+    layout = k.layout
+    main = next(c for c in result.cases if c["label"] == "random")
+    reads = sum(p["read_beats"] for p in main["ports"].values())
+    assert reads == row_beats * (2 * len(layout.full_inputs) + len(layout.channel_inputs))
+
+
+@pytest.mark.parametrize(("kernel", "rung"), [("fused/fused_ln", 1), ("fused/fused_ln", 4),
+                                              ("fused/row_dot", 2), ("fused/gated_shift", 1)])
+def test_several_full_inputs(kernel, rung, sim_run_dir):
+    """Rung 1 reads both inputs in chunks through one gmem; rungs 2 and 4 each on a port
+    of its own, at 1 and 16 lanes. fused_ln's row FIFOs keep its prefix (computed once in
+    stage 0), gated_shift's both inputs' beats."""
+    _lockstep_case(kernel, rung, sim_run_dir)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kernel", ["fused/fused_ln", "fused/row_dot", "fused/gated_shift"])
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
+def test_several_full_inputs_every_rung(kernel, rung, sim_run_dir):
+    _lockstep_case(kernel, rung, sim_run_dir)

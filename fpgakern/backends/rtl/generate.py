@@ -458,29 +458,40 @@ def _row_design(plan: Plan) -> _Design:
             name=module, expression=text, dp=dp, ports=dp.inputs, elem_w=32,
             lane_inputs=[(x, x, 0) for x in dp.inputs], packed=None, out_w=32, lanes=lanes,
             unused=[])
-    # Tables first, then the main input, on each bundle (one shared gmem before rung 2).
-    order = [*d.tables, d.x]
+    # Tables first, then the full inputs, on each bundle (one shared gmem before rung 2).
+    order = [*d.tables, *d.full]
     reads = [_ReadBundle(b, tuple(p for p in order if plan.bundle(p) == b))
              for b in dict.fromkeys(plan.bundle(p) for p in order)]
     segment_of = {p: rb.segments.index(p) for rb in reads for p in rb.segments}
     arch = microarch(plan, d.latency)
     body = d.stages[-1]
+    in_fifo_depth = (max(arch.max_burst, 64) if not plan.rung.dataflow
+                     else arch.in_fifo_depth)
+    # Several full inputs on one bundle (the sequential rungs) are read in chunks of
+    # `chunk` beats (every burst the engine may have in flight), each input's in turn; the
+    # engine holds credits for a chunk of each, and each input's FIFO is that deep (it
+    # never holds more than the engine reserved).
+    shared = [rb.name for rb in reads if sum(p in d.full for p in rb.segments) > 1]
+    chunk = max(in_fifo_depth, arch.max_burst * arch.read_outstanding)
+    if shared:
+        in_fifo_depth = chunk * len(d.full)
     texts[f"{plan.top}.sv"] = env.get_template("top_rows.sv.j2").render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
         top=plan.top, ctrl=control_words(interface(plan)), bundles=plan.bundles,
         data_w=plan.port_bits, col=port_column(plan.port_bits), lanes=plan.lanes, arch=arch,
-        in_fifo_depth=max(arch.max_burst, 64) if not plan.rung.dataflow
-        else arch.in_fifo_depth,
+        in_fifo_depth=in_fifo_depth, chunk=chunk, shared=shared,
         out_fifo_depth=_pow2_at_least(2 * arch.max_write_burst + d.latency + 8),
         max_row_beats=rows.max_row_beats(plan), max_row=rows.shapes.MAX_ROW,
         rowq_depth=rows.row_fifo_depth(plan), rec_depth=rows.REC_DEPTH,
         beat_w=max(1, (rows.max_row_beats(plan) - 1).bit_length()),
         in_flight=rows.rows_in_flight(plan), d=d, body=body, cols_f=rows.COLS_F,
+        prefix_name=rows.PREFIX,
         record_index={name: i for i, name in enumerate(d.record)},
         scalars=[s.name for s in kernel.scalars], reads=reads,
         read_bundles={rb.name for rb in reads}, write_bundles={plan.bundle(kernel.output)},
         table_bundle={t: plan.bundle(t) for t in d.tables}, segment_of=segment_of,
-        x_bundle=plan.bundle(d.x), output=_Pointer(kernel.output, plan.bundle(kernel.output)),
+        x_bundle=plan.bundle(d.x), full_bundle={f: plan.bundle(f) for f in d.full},
+        output=_Pointer(kernel.output, plan.bundle(kernel.output)),
     )
     return _Design(texts, d.operators, d.latency)
 

@@ -1,4 +1,4 @@
-"""RTL for the row kinds (``row_map``, ``row_reduction``): one read of the input, the row
+"""RTL for the row kinds (``row_map``, ``row_reduction``): one read of each input, the row
 kept on chip while each statistic is computed.
 
 The kernel is a chain of stages (docs/rtl.md, "Row kernels"): stage k < S computes the
@@ -10,7 +10,12 @@ that become computable (``Staged.row_values``) form the row's record, which trav
 the row to later stages. The last stage computes the body per element and writes it
 (row_map), or reduces it along the row (row_reduction, ``Staged.final``) and packs one
 result per row into the output. Per-column inputs are read once per run into tables
-indexed by the beat's position in its row (a table word holds a beat's lanes).
+indexed by the beat's position in its row (a table word holds a beat's lanes). Any number
+of full-shaped inputs are read in lockstep (``RowDesign.lockstep``): a beat of each, side
+by side, is one wide beat into stage 0; where the later stages read them only through
+the first statistic's operand (a fused prefix), stage 0 computes it once and the row FIFOs
+keep it (``RowDesign.prefix``), else the wide beat travels on through the row FIFOs and
+each stage's pipe reads the inputs it uses.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from fpgakern.ladder import Plan
 KINDS = ("row_map", "row_reduction")
 RAW = "fk_raw"  # the accumulator's result, as the post pipelines' input
 COLS_F = "fk_cols_f"  # float(cols), mean's divider, as a scalar of the post pipelines
+PREFIX = "fk_prefix"  # the shared prefix of several full inputs, kept in the row FIFOs
 REC_DEPTH = 32  # rows whose records may wait between two stages
 SLACK_BEATS = 64  # row FIFO beats beyond one whole row at MAX_ROW
 
@@ -88,7 +94,7 @@ class RowDesign:
     stages: list[Stage]
     record: list[str]  # every hoisted name, in record order
     tables: list[str]
-    x: str  # the full input
+    full: list[str]  # the full-shaped inputs, read in lockstep (a beat of each at once)
     final: Pipe | None  # row_reduction: the result's finish (mean: div, else none)
     # rendered pipes: module -> (expression, dp, lanes); per-row pipes have one lane
     modules: dict[str, tuple[str, Datapath, int]]
@@ -96,6 +102,19 @@ class RowDesign:
     latency: int
     convert: str | None  # int-to-float module for float(cols), where a mean needs it
     convert_latency: int
+    prefix: str | None = None  # the prefix's text, where the row FIFOs keep it (PREFIX)
+
+    @property
+    def x(self) -> str:
+        """The main input (the first full-shaped one)."""
+        return self.full[0]
+
+    @property
+    def lockstep(self) -> bool:
+        """More than one full-shaped input: their beats are read side by side, one wide
+        beat into stage 0 and, unless the row FIFOs keep their ``prefix``, on through
+        the row FIFOs to the later stages."""
+        return len(self.full) > 1
 
 
 def _pow2_at_least(value: int) -> int:
@@ -152,13 +171,34 @@ def _acc(op: Op, dtype: str) -> Acc:
     return Acc(acc.module, op.partials(dtype), literal(empty, dtype))
 
 
+def _replace(node: expr.Node, text: str, by: expr.Node) -> expr.Node:
+    if expr.to_text(node) == text:
+        return by
+    if isinstance(node, expr.Apply):
+        return expr.Apply(node.dtype, node.op, tuple(_replace(a, text, by) for a in node.args))
+    return node
+
+
+def _prefix(staged: shapes.Staged, full: tuple[str, ...]) -> tuple[expr.Node, ...] | None:
+    """The later stages' graphs over the shared prefix (``PREFIX``) instead of the full
+    inputs, where several full inputs reach them only through the first statistic's
+    operand (layer_norm or softmax of a fused prefix h: mean(h), max(h)); None otherwise.
+    Stage 0 computes the prefix once and the row FIFOs keep it instead of every input."""
+    if len(full) < 2 or not staged.stats:
+        return None
+    p = staged.stats[0].operand
+    later = [s.operand for s in staged.stats[1:]] + [staged.body]
+    by = expr.Input(p.dtype, PREFIX)
+    replaced = tuple(_replace(n, expr.to_text(p), by) for n in later)
+    if any(set(_names(n, expr.Input)) & set(full) for n in replaced):
+        return None
+    return replaced
+
+
 def check(plan: Plan) -> None:
     kernel = plan.kernel
     layout = kernel.layout
     assert layout is not None
-    if len(layout.full_inputs) != 1:
-        raise UsageError(f"{kernel.qualname}: the RTL {kernel.kind} kernel reads one "
-                         f"full-shaped input, not {len(layout.full_inputs)}")
     if not plan.dtype.is_float:
         raise UsageError(f"{kernel.qualname}: the RTL {kernel.kind} kernel is float32 only")
 
@@ -177,6 +217,12 @@ def design(plan: Plan) -> RowDesign:
     known: set[str] = set()
     pending = list(staged.row_values)
     stages: list[Stage] = []
+    graphs = _prefix(staged, layout.full_inputs)
+    prefix = None if graphs is None else expr.to_text(staged.stats[0].operand)
+    operands = [s.operand for s in staged.stats]
+    body_node = staged.body
+    if graphs is not None:
+        operands[1:], body_node = graphs[:-1], graphs[-1]
 
     def stage_of(k: int, node: expr.Node, what: str, acc: Acc | None, body: bool) -> Stage:
         pipe = _pipe(node, f"{plan.top}_s{k}", modules, plan.lanes)
@@ -185,8 +231,8 @@ def design(plan: Plan) -> RowDesign:
                      [(n, record.index(n)) for n in leaves if n in record], acc, body)
 
     for k, stat in enumerate(staged.stats):
-        st = stage_of(k, stat.operand, f"{stat.name} = {stat.op.name}("
-                      f"{expr.to_text(stat.operand)}) along the row", _acc(stat.op, dtype),
+        st = stage_of(k, operands[k], f"{stat.name} = {stat.op.name}("
+                      f"{expr.to_text(operands[k])}) along the row", _acc(stat.op, dtype),
                       False)
         values: dict[str, expr.Node] = {stat.name: _finished(stat.op, dtype)}
         known.add(stat.name)
@@ -200,13 +246,13 @@ def design(plan: Plan) -> RowDesign:
     assert not pending, "row values depend only on statistics"
     final = None
     if staged.final is not None:
-        body = stage_of(len(stages), staged.body, f"{staged.final.name}("
-                        f"{expr.to_text(staged.body)}) along the row, one result per row",
+        body = stage_of(len(stages), body_node, f"{staged.final.name}("
+                        f"{expr.to_text(body_node)}) along the row, one result per row",
                         _acc(staged.final, dtype), True)
         final = _pipe(_finished(staged.final, dtype), f"{plan.top}_final", modules)
     else:
-        body = stage_of(len(stages), staged.body, f"{kernel.output} = "
-                        f"{expr.to_text(staged.body)} per element", None, True)
+        body = stage_of(len(stages), body_node, f"{kernel.output} = "
+                        f"{expr.to_text(body_node)} per element", None, True)
     stages.append(body)
     for st in stages:
         # The sink (accumulator FIFO or output FIFO) covers the pipe's latency, the table
@@ -223,9 +269,9 @@ def design(plan: Plan) -> RowDesign:
         impl = OPS["to_" + dtype].rtl["int32"]
         convert, convert_latency = impl.module, impl.latency
         operators.append(convert)
-    return RowDesign(stages, record, tables, layout.full_inputs[0], final, modules,
+    return RowDesign(stages, record, tables, list(layout.full_inputs), final, modules,
                      list(dict.fromkeys(operators)), body.pipe.latency, convert,
-                     convert_latency)
+                     convert_latency, prefix)
 
 
 def max_row_beats(plan: Plan) -> int:
