@@ -250,14 +250,18 @@ def test_two_kernels_of_one_top_are_an_error_at_library_load(tmp_path, write_spe
         Library(tmp_path / "kernel_specs")
 
 
-def test_a_project_top_may_not_be_a_bundled_kernels_top(tmp_path, write_spec):
+@pytest.mark.parametrize(("top", "message"), [
+    ("add_i32", r"top: 'add_i32' .* is also fpgakern's bundled binary_ops/add's"),
+    ("relu", r"top: 'relu' .* is the name of kernel unary_ops/relu"),
+])
+def test_a_project_top_may_not_be_a_bundled_kernels_top_or_name(tmp_path, write_spec, top,
+                                                                 message):
     from fpgakern import paths
     from fpgakern.errors import UsageError
 
     write_spec(tmp_path, "my_ops/plus.yaml",
-               VADD.replace("kernel: vadd", "kernel: plus").replace("top: vadd", "top: add_i32"))
-    with pytest.raises(UsageError, match=r"top: 'add_i32' .* is also fpgakern's bundled "
-                                         r"binary_ops/add's"):
+               VADD.replace("kernel: vadd", "kernel: plus").replace("top: vadd", f"top: {top}"))
+    with pytest.raises(UsageError, match=message):
         Library(tmp_path / "kernel_specs", bundled=paths.library_dir())
 
 
@@ -271,12 +275,3 @@ def test_c_library_names_are_one_reasoned_list():
         assert not schema.library_symbol(name), name
 
 
-def test_a_top_may_not_be_another_kernels_name(tmp_path, write_spec):
-    from fpgakern import paths
-    from fpgakern.errors import UsageError
-
-    write_spec(tmp_path, "my_ops/plus.yaml",
-               VADD.replace("kernel: vadd", "kernel: plus").replace("top: vadd", "top: relu"))
-    with pytest.raises(UsageError, match=r"top: 'relu' .* is the name of kernel "
-                                         r"unary_ops/relu"):
-        Library(tmp_path / "kernel_specs", bundled=paths.library_dir())
