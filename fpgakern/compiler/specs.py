@@ -1,8 +1,9 @@
 """A fused group of nodes written as a kernel spec, the same YAML a user writes.
 
-Each node but the last becomes a ``let`` named after it (``v_sigmoid``), the last one the
-``expression``; tensors from outside the group are the inputs (``in_addmm``), the first
-of them one of the result's shape (the spec's main tensor). The kernel's name is a hash
+Each node but the last becomes a ``let`` named after its position and operator
+(``v0_sigmoid``), the last one the ``expression``; tensors from outside the group are the
+inputs (``in0``, ``in1`` ...), the first of them one of the result's shape (the spec's
+main tensor). The kernel's name is a hash
 of the rest of the spec, so one computation always gets one name, in any model and any
 process: the build cache and the emulation models then serve it again.
 """
@@ -22,7 +23,7 @@ from fpgakern.compiler.support import Term, mirrored, operand, own, substitute
 CATEGORY = "compiled"
 CATEGORY_DOC = "Kernels fused by fpgakern's torch.compile backend (written by it)."
 NAME_PREFIX = "fused_"
-_MAX_NAME = 24  # of a let or input name's node part: names stay within 31 characters
+_MAX_NAME = 16  # of a step name's operator part: names stay within 31 characters
 _RESERVED_ENDINGS = ("_buf", "_v", "_stream", "_path")
 # Row statistics count into a rows accuracy as sums (sum_ulps) or as exact picks.
 _SUMS = ("sum", "mean")
@@ -61,21 +62,25 @@ def _identifier(name: str) -> str:
 
 
 class _Names:
-    """Unique spec names for fx nodes: ``in_<node>`` for inputs, ``v_<node>`` for lets."""
+    """Spec names for fx nodes, by position in the kernel, not by the graph's node names
+    (which shift when a model changes elsewhere): ``in0``, ``in1`` ... for the inputs,
+    ``v0_sigmoid``, ``v1_mul`` ... for the steps, so one computation is one spec text in
+    any graph."""
 
     def __init__(self) -> None:
-        self.taken: set[str] = set()
         self.of: dict[fx.Node, str] = {}
+        self.inputs = 0
+        self.steps = 0
 
-    def give(self, node: fx.Node, prefix: str) -> str:
-        base = f"{prefix}_{_identifier(node.name)}"
-        name, k = base, 1
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
-        self.taken.add(name)
-        self.of[node] = name
-        return name
+    def input(self, node: fx.Node) -> str:
+        self.of[node] = f"in{self.inputs}"
+        self.inputs += 1
+        return self.of[node]
+
+    def step(self, node: fx.Node, label: str) -> str:
+        self.of[node] = f"v{self.steps}_{_identifier(label)}"
+        self.steps += 1
+        return self.of[node]
 
 
 def _shape(node: fx.Node) -> tuple[int, ...]:
@@ -107,7 +112,7 @@ def build_spec(terms: list[Term]) -> FusedSpec:
     inputs.sort(key=lambda n: _shape(n) != main)
     problem, pending = _shape_problem(terms, inputs, main)
     for node in inputs:
-        names.give(node, "in")
+        names.input(node)
     per_column = [n for n in inputs if _shape(n) != main]
     rows = any(t.role in ("row", "row_stat", "row_reduction") for t in terms)
     shaped = bool(per_column) or rows
@@ -121,7 +126,7 @@ def build_spec(terms: list[Term]) -> FusedSpec:
         if term.role == "pick":  # the picked result is the row kernel's own value
             names.of[term.node] = names.of[term.operands[0]]
             continue
-        value = names.give(term.node, "v")
+        value = names.step(term.node, term.source.rsplit("/", 1)[-1] or _label(term))
         prefix = value
         spelled = {operand(k): name for k, name in enumerate(operands)}
         spelled.update({step: f"{prefix}_{step.removeprefix(own(''))}"
