@@ -32,7 +32,7 @@ from torch._functorch.aot_autograd import make_boxed_func
 
 from fpgakern.compiler import fusion
 from fpgakern.compiler import report as reports
-from fpgakern.compiler.build import Validator, build, default_cache
+from fpgakern.compiler.build import Validator, build, default_cache, spec_folder
 from fpgakern.compiler.program import CompiledGraph
 from fpgakern.compiler.report import CompileReport, KernelEntry, LeftOut
 from fpgakern.compiler.support import describe
@@ -131,10 +131,10 @@ def compile_graph(gm: fx.GraphModule, options: Options) -> Any:
                         handles[spec.name] = handle
                     except KernelUnavailable as err:
                         problem = str(err)
-                path = cache / "kernel_specs" / spec.qualname
                 result.kernels.append(KernelEntry(
                     spec.qualname, spec.kind, tuple(n.name for n in spec.nodes),
-                    tuple(n.name for n in spec.inputs), path.with_suffix(".yaml"), problem))
+                    tuple(n.name for n in spec.inputs),
+                    spec_folder(cache) / f"{spec.name}.yaml", problem))
                 if problem is not None:
                     _refused(spec.qualname, problem, options.strict)
                     result.left_out += [LeftOut(n.name, describe(n),

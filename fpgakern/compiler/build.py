@@ -105,10 +105,15 @@ class Validator:
         self._scratch.cleanup()
 
 
+def spec_folder(cache: Path) -> Path:
+    """Where the fused specs live: ``cache``/kernel_specs/compiled/."""
+    return cache / paths.SPECS / CATEGORY
+
+
 def write_specs(specs: list[FusedSpec], cache: Path) -> Path:
     """The specs in ``cache``/kernel_specs/compiled/ (a file is rewritten only when its
     text changed); returns the kernel_specs folder."""
-    folder = cache / paths.SPECS / CATEGORY
+    folder = spec_folder(cache)
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in [("_category.yaml", category_text()),
                        *((f"{s.name}.yaml", s.text) for s in specs)]:
@@ -124,8 +129,7 @@ def build(specs: list[FusedSpec], cache: Path, target: str, rung: int,
     if target not in UNTIL:
         raise UsageError(f"unknown target {target!r} (targets: {', '.join(UNTIL)})")
     spec_root = write_specs(specs, cache)
-    folder = spec_root / CATEGORY
-    kernels = [validator.load(s, folder) for s in specs]
+    kernels = [validator.load(s, spec_folder(cache)) for s in specs]
     plans = [plan(k, rung, "float32") for k in kernels]
     root = cache / "build"
     executor = make_executor("local", jobs)

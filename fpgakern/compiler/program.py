@@ -17,9 +17,9 @@ import torch
 from torch import fx
 
 from fpgakern.compiler.specs import FusedSpec
-from fpgakern.compiler.support import REDUCTIONS
 from fpgakern.runtime.device import Device, KernelHandle
 from fpgakern.runtime.resident import DeviceArray, Transfers
+from fpgakern.runtime.torch_ops import plus_zero
 
 
 @dataclass
@@ -123,14 +123,10 @@ class CompiledGraph:
             return out if out.shape == shape else _reshape(out, shape)
         result = torch.from_numpy(np.asarray(out)).reshape(shape)
         # torch's sums start from +0.0, so a zero sum is +0.0; the kernels' partials merge
-        # from -0.0, the identity that keeps every sum's bits (runtime/torch_ops.py).
-        return result + 0.0 if spec.kind == "reduction" and _sums(spec) else result
-
-
-def _sums(spec: FusedSpec) -> bool:
-    target = spec.nodes[-1].target
-    name = target.overloadpacket.__name__ if isinstance(target, torch._ops.OpOverload) else ""
-    return REDUCTIONS.get(name) in ("sum", "mean")
+        # from -0.0, the identity that keeps every sum's bits (as the torch ops do).
+        reduction = handle.kernel.reduction
+        return plus_zero(result) if reduction is not None and reduction.name in (
+            "sum", "mean") else result
 
 
 def _result_shape(spec: FusedSpec) -> tuple[int, ...]:

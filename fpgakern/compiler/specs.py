@@ -18,7 +18,7 @@ import torch
 import yaml
 from torch import fx
 
-from fpgakern.compiler.support import Term, mirrored, operand, own, substitute
+from fpgakern.compiler.support import Term, library_kernel, operand, own, substitute
 
 CATEGORY = "compiled"
 CATEGORY_DOC = "Kernels fused by fpgakern's torch.compile backend (written by it)."
@@ -126,7 +126,7 @@ def build_spec(terms: list[Term]) -> FusedSpec:
         if term.role == "pick":  # the picked result is the row kernel's own value
             names.of[term.node] = names.of[term.operands[0]]
             continue
-        value = names.step(term.node, term.source.rsplit("/", 1)[-1] or _label(term))
+        value = names.step(term.node, term.source.rsplit("/", 1)[-1])
         prefix = value
         spelled = {operand(k): name for k, name in enumerate(operands)}
         spelled.update({step: f"{prefix}_{step.removeprefix(own(''))}"
@@ -187,9 +187,11 @@ def _shape_problem(terms: list[Term], inputs: list[fx.Node],
 
 
 def _label(term: Term) -> str:
+    """The node's operator as the doc line names it (``sigmoid``)."""
     target = term.node.target
-    return getattr(target, "__name__", str(target)).split(".")[0] \
-        if not isinstance(target, torch._ops.OpOverload) else target.overloadpacket.__name__
+    if isinstance(target, torch._ops.OpOverload):
+        return target.overloadpacket.__name__
+    return getattr(target, "__name__", str(target))
 
 
 def _kind(role: str, shaped: bool, rows: bool) -> str:
@@ -205,12 +207,8 @@ def _kind(role: str, shaped: bool, rows: bool) -> str:
 def _term_ulps(term: Term) -> int:
     """An elementwise term's share of a rows bound: its kernel's ulps, at least one (a
     rounding)."""
-    kernel = next((k for ks in mirrored().values() for k in ks if k.qualname == term.source),
-                  None)
-    if kernel is None:
-        return 1
-    accuracy = kernel.accuracy("float32")
-    return max(1, accuracy.ulps)
+    kernel = library_kernel(term.source)
+    return 1 if kernel is None else max(1, kernel.accuracy("float32").ulps)
 
 
 def _accuracy(terms: list[Term]) -> dict[str, int]:

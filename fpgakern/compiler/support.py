@@ -45,9 +45,9 @@ CHOSEN_BY = {"gelu": ("approximate", {"none": "gelu", "tanh": "gelu_tanh"})}
 # operator, then which of its arguments are the kernel's inputs (None: absent, which the
 # kernel's identity stands in for) and scalars, and the dimension options to check.
 ROW_KERNELS = {
-    "native_layer_norm": "layer_norm",
-    "_softmax": "softmax",
-    "_log_softmax": "log_softmax",
+    "native_layer_norm": "nn_ops/layer_norm",
+    "_softmax": "nn_ops/softmax",
+    "_log_softmax": "nn_ops/log_softmax",
 }
 # Stand-ins for absent optional operands (layer_norm without affine parameters).
 ABSENT = {"weight": 1.0, "bias": 0.0}
@@ -126,6 +126,12 @@ def mirrored() -> dict[str, list[Kernel]]:
         name = mirror_path(kernel).rsplit(".", 1)[-1]
         table.setdefault(name, []).append(kernel)
     return table
+
+
+def library_kernel(qualname: str) -> Kernel | None:
+    """A float32 kernel of the table by its qualname (None: not one of them)."""
+    return next((k for ks in mirrored().values() for k in ks if k.qualname == qualname),
+                None)
 
 
 def _bind(op: torch._ops.OpOverload, node: fx.Node) -> dict[str, Any]:
@@ -349,9 +355,11 @@ def _row_size_reason(value: torch.Tensor) -> str | None:
     return None
 
 
-def _row_kernel(node: fx.Node, op: torch._ops.OpOverload, name: str,
+def _row_kernel(node: fx.Node, op: torch._ops.OpOverload, qualname: str,
                 out: torch.Tensor) -> Term | Unsupported:
-    kernel = next(k for ks in mirrored().values() for k in ks if k.name == name)
+    kernel = library_kernel(qualname)
+    assert kernel is not None, f"ROW_KERNELS names {qualname}, not a library row kernel"
+    name = kernel.name
     bound = _bind(op, node)
     main = bound.get("input", bound.get("self"))
     value = _meta(main)

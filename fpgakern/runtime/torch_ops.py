@@ -216,7 +216,7 @@ _FLOAT_SUMS = ("torch.sum", "torch.dot")
 _FLT_MAX = float(torch.finfo(torch.float32).max)
 
 
-def _plus_zero(total: torch.Tensor) -> torch.Tensor:
+def plus_zero(total: torch.Tensor) -> torch.Tensor:
     # torch's float sum starts every accumulator at +0.0, so an all-zero (or cancelling)
     # sum is +0.0 whatever the zeros' signs; the kernel's IEEE sum of -0.0s is -0.0.
     # Adding +0.0 changes exactly that: -0 + +0 = +0, every other value is unchanged.
@@ -270,7 +270,7 @@ def _dtype_route(kernel: Kernel, dtypes: list[torch.dtype], result: torch.dtype,
         if same is None and wanted is not None:
             return f"no kernel sums {dtypes[0]} into {wanted}"
     if mirror in _FLOAT_SUMS and same is not None and result.is_floating_point:
-        return dataclasses.replace(same, finish=_plus_zero, float_sum=True)
+        return dataclasses.replace(same, finish=plus_zero, float_sum=True)
     if mirror == "torch.mean" and same is not None and result.is_floating_point:
         # torch.mean is torch.sum(x) / n in the dtype, and so is the kernel: the sum's
         # contract (its order changes the rounding, never an overflow) holds for both.
