@@ -246,7 +246,7 @@ class Plan:
         transform's float32 pointer: 16), else 1 (one element per transfer)."""
         if not self.rung.vector_bits:
             return 1
-        return self.kernel.pointer_dtype(pointer, self.dtype.name).lanes(self.rung.vector_bits)
+        return self.pointer_dtype(pointer).lanes(self.rung.vector_bits)
 
     @property
     def port_bits(self) -> int:
