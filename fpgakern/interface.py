@@ -5,7 +5,10 @@ host code), computed once here with the Vitis HLS conventions
 (``shared/reference/vitis-flow.md`` §2.2, §4): pointers become 64-bit ``m_axi`` masters
 with their address in ``s_axi_control``; scalars and the element count live in
 ``s_axi_control``; registers start at 0x10 and each argument is followed by one reserved
-word (a pointer advances 0x0C, a 32-bit scalar 0x08).
+word (a pointer advances 0x0C, a 32-bit scalar 0x08). A stream argument is an AXI4-Stream
+port of its own name (``axis``; RTL signals ``<name>_TDATA``, ``_TVALID``, ``_TREADY``,
+``_TLAST``) and takes no register. A free-running kernel (``ap_ctrl_none``) has no
+control port at all: it has no scalars and no element count.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ CONTROL_PORT = "s_axi_control"
 CONTROL_RANGE = 0x1000  # bytes of AXI-Lite address space a CU occupies
 FIRST_ARG_OFFSET = 0x10
 HW_CONTROL_PROTOCOL = "ap_ctrl_chain"  # Vitis HLS's default block protocol
+FREE_RUNNING_PROTOCOL = "ap_ctrl_none"  # no control registers: runs from reset
 SIZE_ARG = "n"  # every kernel takes its element count last
 
 # Control register map (CTRL bits and the interrupt registers), as HLS generates it.
@@ -34,21 +38,22 @@ class Arg:
 
     name: str
     id: int
-    kind: Literal["pointer", "scalar"]
-    ctype: str  # the host-side C type, e.g. "float*", "float", "int"
-    port: str  # "m_axi_gmem0" for pointers, "s_axi_control" for scalars
-    offset: int  # register offset in s_axi_control
-    size: int  # bytes the value occupies in the register map
-    direction: Literal["in", "out"] | None = None  # pointers only
+    kind: Literal["pointer", "scalar", "stream"]
+    ctype: str  # the C type, e.g. "float*", "float", "int", "stream<ap_axiu<32, 0, 0, 0> >&"
+    port: str  # "m_axi_gmem0" for pointers, "s_axi_control" for scalars, a stream's name
+    offset: int  # register offset in s_axi_control (0 for a stream)
+    size: int  # bytes the value occupies in the register map (0 for a stream)
+    direction: Literal["in", "out"] | None = None  # pointers and streams
 
     @property
     def address_qualifier(self) -> int:
-        """kernel.xml's addressQualifier: 1 global memory pointer, 0 scalar."""
-        return 1 if self.kind == "pointer" else 0
+        """kernel.xml's addressQualifier: 1 global memory pointer, 0 scalar, 4 stream."""
+        return {"pointer": 1, "scalar": 0, "stream": 4}[self.kind]
 
     @property
     def host_size(self) -> int:
-        return self.size
+        # HLS writes hostSize 0x8 for an axis argument (the size of a stream handle).
+        return 8 if self.kind == "stream" else self.size
 
     @property
     def bundle(self) -> str | None:
@@ -60,13 +65,17 @@ class AxiPort:
     """An AXI interface of the kernel."""
 
     name: str
-    mode: Literal["master", "slave"]
+    mode: Literal["master", "slave", "read_only", "write_only"]
     data_width: int
-    range: int
+    range: int  # 0 for a stream
 
     @property
     def port_type(self) -> str:
-        return "addressable"
+        return "stream" if self.is_stream else "addressable"
+
+    @property
+    def is_stream(self) -> bool:
+        return self.mode in ("read_only", "write_only")
 
 
 @dataclass(frozen=True)
@@ -85,8 +94,17 @@ class KernelInterface:
         return tuple(a for a in self.args if a.kind == "scalar")
 
     @property
+    def streams(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.kind == "stream")
+
+    @property
     def masters(self) -> tuple[AxiPort, ...]:
         return tuple(p for p in self.ports if p.mode == "master")
+
+    @property
+    def has_control(self) -> bool:
+        """Whether the kernel has its s_axi_control port (a free-running one has none)."""
+        return any(p.name == CONTROL_PORT for p in self.ports)
 
     def arg(self, name: str) -> Arg:
         for a in self.args:
@@ -102,16 +120,30 @@ def _pointer_ctype(plan: Plan, pointer: str) -> str:
     return plan.pointer_dtype(pointer).host_ctype.replace("int32_t", "int")
 
 
+def stream_ctype(bits: int) -> str:
+    """A stream argument's C type as HLS writes it into kernel.xml."""
+    return f"stream<ap_axiu<{bits}, 0, 0, 0> >&"
+
+
 def interface(plan: Plan) -> KernelInterface:
     """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, then
-    the size arguments (``n``; a shaped kernel's are ``Kernel.size_args``)."""
+    the size arguments (``n``; a shaped kernel's are ``Kernel.size_args``). Inputs and the
+    output are pointers, or streams (``Kernel.streams``) that take no register."""
     # The host's spelling (complex64: std::complex<float>); a complex64 kernel's scalars
     # are float.
     scalar_ctype = DTYPES[plan.dtype.scalar_dtype].host_ctype.replace("int32_t", "int")
     args: list[Arg] = []
+    stream_ports: list[AxiPort] = []
     offset = FIRST_ARG_OFFSET
-    for name in plan.pointers:
+    for name in (*plan.kernel.inputs, *plan.kernel.outputs):
         direction: Literal["in", "out"] = "out" if name in plan.kernel.outputs else "in"
+        if name in plan.kernel.streams:
+            bits = plan.pointer_bits(name)
+            args.append(Arg(name, len(args), "stream", stream_ctype(bits), name, 0, 0,
+                            direction))
+            stream_ports.append(AxiPort(name, "write_only" if direction == "out"
+                                        else "read_only", bits, 0))
+            continue
         port = f"m_axi_{plan.bundle(name)}"
         ctype = _pointer_ctype(plan, name)
         args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
@@ -125,5 +157,8 @@ def interface(plan: Plan) -> KernelInterface:
         AxiPort(f"m_axi_{bundle}", "master", plan.bundle_bits(bundle), 0xFFFF_FFFF_FFFF_FFFF)
         for bundle in plan.bundles
     )
+    if plan.kernel.free_running:
+        return KernelInterface(plan.top, tuple(args), (*masters, *stream_ports),
+                               FREE_RUNNING_PROTOCOL)
     control = AxiPort(CONTROL_PORT, "slave", 32, CONTROL_RANGE)
-    return KernelInterface(plan.top, tuple(args), (*masters, control))
+    return KernelInterface(plan.top, tuple(args), (*masters, *stream_ports, control))

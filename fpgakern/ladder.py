@@ -291,8 +291,15 @@ class Plan:
 
     @property
     def pointers(self) -> tuple[str, ...]:
-        """Pointer arguments in C order: inputs, then the output."""
-        return (*self.kernel.inputs, *self.kernel.outputs)
+        """Pointer arguments in C order: inputs, then the output (streams are not
+        pointers: :attr:`Kernel.memory_ports`)."""
+        return self.kernel.memory_ports
+
+    @property
+    def streams(self) -> tuple[str, ...]:
+        """AXI4-Stream arguments in C order: inputs, then the output."""
+        return tuple(p for p in (*self.kernel.inputs, *self.kernel.outputs)
+                     if p in self.kernel.streams)
 
     def bundle(self, pointer: str) -> str:
         """The m_axi bundle of a pointer: one shared ``gmem`` until rung 2 gives each its own."""

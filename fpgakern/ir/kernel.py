@@ -65,6 +65,13 @@ class Kernel:
     # The spec's ``top`` (dtype -> hardware top name), for the dtypes it names; the
     # others keep the default name (:meth:`top_name`).
     tops: tuple[tuple[str, str], ...] = ()
+    # The spec's ``streams``: inputs and outputs that are AXI4-Stream ports (``hls::stream``
+    # arguments, joined to other kernels by the link's stream_connect) instead of pointers
+    # to device memory. Only elementwise kernels have them (fpgakern.ir.streams).
+    streams: tuple[str, ...] = ()
+    # The spec's ``control: free_running``: no control port (ap_ctrl_none). The kernel runs
+    # from reset, one element per input beat, for as long as its streams carry data.
+    free_running: bool = False
 
     @property
     def qualname(self) -> str:
@@ -163,8 +170,14 @@ class Kernel:
 
     @property
     def size_args(self) -> tuple[str, ...]:
-        """The kernel's size arguments, after its scalars (shapes.SIZE_ARGS)."""
-        return shape_rules.SIZE_ARGS[self.kind]
+        """The kernel's size arguments, after its scalars (shapes.SIZE_ARGS); none for a
+        free-running kernel, which has no control port and no end."""
+        return () if self.free_running else shape_rules.SIZE_ARGS[self.kind]
+
+    @property
+    def memory_ports(self) -> tuple[str, ...]:
+        """Inputs, then outputs, that are pointers to device memory (not streams)."""
+        return tuple(p for p in (*self.inputs, *self.outputs) if p not in self.streams)
 
     def elementwise_body(self, dtype_name: str) -> expr.Node:
         """The per-element part: the whole graph, the reduction's operand, or a shaped

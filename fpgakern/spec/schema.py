@@ -10,7 +10,7 @@ import difflib
 import keyword
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fpgakern.errors import SpecError, shown
@@ -34,6 +34,11 @@ class Field:
     required: bool = False
     category_default: bool = True  # may come from the category's _category.yaml
 
+
+# The spec's ``control``: chained (ap_ctrl_chain, started by the host) or free_running.
+CONTROLS = ("chained", "free_running")
+# The rung stream kernels build: dataflow, the one whose engines are joined by streams.
+STREAM_RUNG = 2
 
 FIELDS: dict[str, Field] = {
     f.name: f
@@ -66,8 +71,16 @@ FIELDS: dict[str, Field] = {
         Field("top", "name, or mapping dtype: name",
               "the hardware top's name (default <kernel>_<dtype tag>, e.g. add_f32)",
               category_default=False),
+        Field("streams", "list of names",
+              "inputs and outputs that are AXI4-Stream ports instead of pointers to memory "
+              "(an elementwise kernel of 32-bit elements, built at rung 2)",
+              category_default=False),
+        Field("control", "string",
+              f"{' or '.join(CONTROLS)}: free_running has no control port (ap_ctrl_none); "
+              "every input and output is then a stream", category_default=False),
     )
 }
+
 
 CATEGORY_KEYS = {"doc", "defaults"}
 
@@ -336,6 +349,9 @@ def validate(
         if f.required and f.name not in merged:
             raise SpecError(doc.file, 1, f.name, "missing required key")
     if "transform" in data:
+        for key in ("streams", "control"):
+            if key in data:
+                raise doc.error(key, "a transform kernel has no stream ports")
         return _transform_kernel(doc, category, merged, source_of(doc, data, category_doc))
     if "expression" not in merged:
         raise SpecError(doc.file, 1, "expression", "missing required key (or a transform: "
@@ -371,9 +387,63 @@ def validate(
         stated_accuracy=_accuracy(doc, data.get("accuracy")),
         tops=_tops(doc, data.get("top"), name, dtypes,
                    {*inputs, *outputs, *(s.name for s in scalars), *(n for n, _ in lets)}),
+        streams=_streams(doc, data.get("streams"), (*inputs, *outputs)),
+        free_running=_control(doc, data.get("control")) == "free_running",
     )
     _check_expression(doc, kernel)
     _check_shapes(doc, kernel)
+    return _check_streams(doc, data, kernel)
+
+
+def _streams(doc: Located, value: Any, ports: tuple[str, ...]) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    names = _names(doc, "streams", value)
+    for i, name in enumerate(names):
+        if name not in ports:
+            raise doc.error("streams", f"{shown(name)} is not an input or output of the "
+                                       f"kernel ({', '.join(ports)})", "streams", i)
+    return names
+
+
+def _control(doc: Located, value: Any) -> str:
+    if value is None:
+        return CONTROLS[0]
+    if value not in CONTROLS:
+        raise doc.error("control", f"expected {' or '.join(CONTROLS)}, got {shown(value)}")
+    return str(value)
+
+
+def _check_streams(doc: Located, data: dict[str, Any], kernel: Kernel) -> Kernel:
+    """A kernel with stream ports: elementwise, 32-bit elements on every stream, rung 2
+    (its default), no torch op; free-running only when every port is a stream and there
+    are no scalars (it has no control port to take them). Returns the kernel with its
+    rungs settled."""
+    if kernel.free_running and set(kernel.streams) != {*kernel.inputs, *kernel.outputs}:
+        raise doc.error("control", "a free_running kernel has no control port, so every "
+                                   "input and output must be listed in streams:")
+    if not kernel.streams:
+        return kernel
+    if kernel.kind != "elementwise":
+        raise doc.error("streams", f"only elementwise kernels have stream ports; "
+                                   f"{kernel.name} is a {kernel.kind.replace('_', ' ')}")
+    if kernel.free_running and kernel.scalars:
+        raise doc.error("scalars", "a free_running kernel has no control port to take "
+                                   "scalars (write the value into the expression)")
+    if kernel.mirrors is not None:
+        raise doc.error("mirrors", "a kernel with stream ports runs only in a linked chain "
+                                   "of kernels, so it cannot back a torch operator")
+    for dtype in kernel.dtypes:
+        for port in kernel.streams:
+            bits = kernel.pointer_dtype(port, dtype).bits
+            if bits != 32:
+                raise doc.error("streams", f"{port} carries {bits}-bit elements for {dtype}; "
+                                           "stream ports carry 32-bit elements")
+    if "rungs" not in data:
+        return replace(kernel, rungs=(STREAM_RUNG,))
+    if kernel.rungs != (STREAM_RUNG,):
+        raise doc.error("rungs", f"a kernel with stream ports builds rung {STREAM_RUNG} "
+                                 f"(dataflow) only, got {', '.join(map(str, kernel.rungs))}")
     return kernel
 
 

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#define FKEMU_ABI_VERSION 2
+#define FKEMU_ABI_VERSION 3
 
 // Models are built with hidden visibility; only this ABI is exported.
 #define FKEMU_API __attribute__((visibility("default")))
@@ -73,6 +73,29 @@ FKEMU_API int fkemu_cu_place(fkemu_cu* cu, const char* bundle, fkemu_bank* bank)
 // high (0), or max_cycles pass (-1). A CU whose interrupt is high is not advanced.
 FKEMU_API int fkemu_cus_wait_interrupt(fkemu_cu** cus, unsigned count, unsigned which,
                                        uint64_t max_cycles);
+
+// AXI4-Stream ports (a kernel spec's `streams:`), named as the kernel names them ("out").
+// Each stream port of a CU ends in a FIFO of beats on the CU's side: the runtime pushes
+// beats into an input stream's FIFO and pops them from an output stream's, and so joins
+// CUs the way a link's stream_connect does (one beat at a time, in order). A beat is the
+// 32-bit TDATA (in the low bits of `data`) and TLAST.
+//   sw_emu: FIFOs without bound. fkemu_cu_tick runs what the streams allow: a started
+//           kernel once every input stream holds the n beats it reads (one without input
+//           streams runs at ap_start, as before); a free-running kernel once per beat
+//           present on all its input streams.
+//   hw_emu: FIFOs of FKEMU_STREAM_FIFO_DEPTH beats between the runtime and the RTL
+//           ports (TVALID/TREADY handshakes every cycle fkemu_cu_tick advances).
+#define FKEMU_STREAM_FIFO_DEPTH 16
+// Push one beat into input stream `port`: 0, 1 when its FIFO is full (nothing taken),
+// -1 when the CU has no input stream of that name.
+FKEMU_API int fkemu_cu_stream_push(fkemu_cu* cu, const char* port, uint64_t data, int last);
+// Pop one beat from output stream `port`: 0, 1 when its FIFO is empty, -1 when the CU
+// has no output stream of that name.
+FKEMU_API int fkemu_cu_stream_pop(fkemu_cu* cu, const char* port, uint64_t* data, int* last);
+// 1 for a free-running kernel (ap_ctrl_none): no control registers (fkemu_cu_read and
+// fkemu_cu_write answer -1, the interrupt stays low); it runs from reset whenever
+// fkemu_cu_tick advances it. 0 otherwise.
+FKEMU_API int fkemu_model_free_running(void);
 
 #ifdef __cplusplus
 }
