@@ -25,7 +25,7 @@ from fpgakern.interface import (
     REG_ISR,
 )
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 _u32, _u64, _int, _vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p
 
 
