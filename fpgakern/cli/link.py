@@ -108,5 +108,10 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
 def _print_design(design: linker.Design) -> None:
     for cu in design.cus:
         banks = sorted({b.tag for _, bs in cu.port_banks for b in bs})
-        console.print(f"  {cu.ip_name:<28} base 0x{cu.base:08x}  irq {cu.interrupt_id:<3} "
-                      f"memory {', '.join(banks)}", soft_wrap=True)
+        control = (f"base 0x{cu.base:08x}  irq {cu.interrupt_id:<3}" if cu.kernel.has_control
+                   else "free-running (no control port)")
+        console.print(f"  {cu.ip_name:<28} {control} memory {', '.join(banks) or '-'}",
+                      soft_wrap=True)
+    for s in design.streams:
+        console.print(f"  stream {s.src_cu}.{s.src_port} -> {s.dst_cu}.{s.dst_port}",
+                      soft_wrap=True)

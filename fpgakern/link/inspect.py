@@ -18,7 +18,7 @@ from fpgakern.errors import FpgakernError, display_path
 from fpgakern.link import axlf, sections
 from fpgakern.link.axlf import SECTION_IDS, Axlf, XclbinError
 from fpgakern.link.metadata import parse_build_metadata, parse_embedded_metadata
-from fpgakern.link.sections import IP_KERNEL, ClockFreq, Connection, IpData, MemData, decode
+from fpgakern.link.sections import IP_KERNEL, NO_ADDRESS, ClockFreq, Connection, IpData, MemData, decode
 from fpgakern.link.xo import read_xo
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -116,7 +116,9 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
                              "address_qualifier": a.address_qualifier, "memory": banks,
                              "memory_groups": groups})
             instances.append({
-                "name": inst_name, "base_address": None if base is None else _hex(base),
+                "name": inst_name,
+                "base_address": None if base is None else
+                "not_used" if base == NO_ADDRESS else _hex(base),
                 "ip_layout_index": index,
                 "interrupt_id": ip.interrupt_id if ip and ip.int_enable else None,
                 "args": args})
@@ -275,6 +277,13 @@ def _kv(rows: list[tuple[str, Any]], indent: int = 3) -> list[str]:
     return [f"{' ' * indent}{k + ':':<{width}}{v}" for k, v in rows]
 
 
+def _memory_line(m: dict[str, Any]) -> str:
+    # a type longer than its column (MEM_STREAMING_CONNECTION) keeps one space after it
+    kind = m["type"].ljust(12) if len(m["type"]) < 12 else m["type"] + " "
+    return (f"   {m['index']:<6}{m['tag']:<16}{kind}{m['base_address']:<20}"
+            f"{m['size']:<20}{'yes' if m['used'] else 'no'}")
+
+
 def format_report(report: dict[str, Any]) -> str:
     """Text like ``xclbinutil --info`` (xclbin) or ``kernelinfo`` (xo)."""
     lines: list[str] = []
@@ -314,14 +323,12 @@ def format_report(report: dict[str, Any]) -> str:
         block("Memory Configuration")
         lines.append(f"   {'Index':<6}{'Name':<16}{'Type':<12}{'Base Address':<20}"
                      f"{'Address Size':<20}Used")
-        lines += [f"   {m['index']:<6}{m['tag']:<16}{m['type']:<12}{m['base_address']:<20}"
-                  f"{m['size']:<20}{'yes' if m['used'] else 'no'}" for m in report["memories"]]
+        lines += [_memory_line(m) for m in report["memories"]]
         groups = report.get("group_memories")
         if groups is not None:
             block("Memory Groups (GROUP_TOPOLOGY, GROUP_CONNECTIVITY)")
             extra = groups[len(report["memories"]):]
-            lines += [f"   {m['index']:<6}{m['tag']:<16}{m['type']:<12}{m['base_address']:<20}"
-                      f"{m['size']:<20}{'yes' if m['used'] else 'no'}" for m in extra]
+            lines += [_memory_line(m) for m in extra]
             conns = report.get("group_connectivity")
             lines.append(f"   GROUP_TOPOLOGY: {len(groups)} memories, {len(extra)} beyond "
                          f"MEM_TOPOLOGY's {len(report['memories'])}; GROUP_CONNECTIVITY: "

@@ -3,9 +3,13 @@
 It describes what Vivado's ``ipx::package_project`` records for an RTL kernel
 (``vitis-flow.md`` §2.3): the VLNV (equal to kernel.xml's), the clock, reset and interrupt
 signals, one AXI4 master bus interface per ``m_axi_*`` port, the ``s_axi_control`` slave
-with its register map (CTRL, GIER, IP_IER, IP_ISR, then one register per argument), and
-the RTL files. RTL port names follow the Vitis RTL-kernel convention
-``<interface>_<signal>`` in lower case (``m_axi_gmem0_awvalid``).
+with its register map (CTRL, GIER, IP_IER, IP_ISR, then one register per argument), one
+AXI4-Stream bus interface per stream port (``axis``: a slave for a read_only port, a
+master for a write_only one), and the RTL files. RTL port names follow the Vitis
+RTL-kernel convention ``<interface>_<signal>`` in lower case (``m_axi_gmem0_awvalid``);
+stream signals are ``<stream>_TDATA``, ``_TVALID``, ``_TREADY``, ``_TLAST`` as HLS names
+them (fpgakern/interface.py). A free-running kernel (ap_ctrl_none) has neither control
+slave nor interrupt.
 """
 
 from __future__ import annotations
@@ -49,6 +53,11 @@ AXI4LITE_SLAVE_SIGNALS: tuple[tuple[str, str, int | str | None], ...] = (
     ("ARREADY", "out", 1), ("ARADDR", "in", "addr"), ("RVALID", "out", 1),
     ("RREADY", "in", 1), ("RDATA", "out", None), ("RRESP", "out", 2),
 )
+# AXI4-Stream signals of a write_only (master) port ("out" = driven by the kernel); a
+# read_only (slave) port has every direction reversed.
+AXIS_MASTER_SIGNALS: tuple[tuple[str, str, int | str | None], ...] = (
+    ("TDATA", "out", None), ("TVALID", "out", 1), ("TREADY", "in", 1), ("TLAST", "out", 1),
+)
 CTRL_FIELDS = (  # (name, bit, access) of the CTRL register, as package_xo scripts declare it
     ("AP_START", CTRL_AP_START, "read-write"), ("AP_DONE", CTRL_AP_DONE, "read-only"),
     ("AP_IDLE", CTRL_AP_IDLE, "read-only"), ("AP_READY", CTRL_AP_READY, "read-only"),
@@ -70,6 +79,7 @@ class BusInterface:
     mode: str  # master / slave
     data_width: int
     signals: tuple[tuple[str, Signal], ...]  # (logical AXI name, RTL port)
+    bus_type: str = "aximm"  # or "axis" (AXI4-Stream)
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,17 @@ def _bus(name: str, mode: str, width: int, addr_bits: int) -> BusInterface:
         bits = w if isinstance(w, int) else {None: width, "strb": width // 8, "addr": addr_bits}[w]
         signals.append((logical, Signal(f"{name}_{logical.lower()}", direction, bits)))
     return BusInterface(name, mode, width, tuple(signals))
+
+
+def _stream_bus(name: str, mode: str, width: int) -> BusInterface:
+    """The axis bus of a stream port: master for write_only, slave for read_only."""
+    master = mode == "write_only"
+    flip = {"in": "out", "out": "in"}
+    signals = tuple(
+        (logical, Signal(f"{name}_{logical}", direction if master else flip[direction],
+                         width if w is None else int(w)))
+        for logical, direction, w in AXIS_MASTER_SIGNALS)
+    return BusInterface(name, "master" if master else "slave", width, signals, "axis")
 
 
 def registers(kernel: KernelDesc) -> tuple[Register, ...]:
@@ -113,7 +134,8 @@ def component_xml(kernel: KernelDesc, rtl_files: list[str]) -> str:
     vendor, library, name, version = kernel.vlnv.split(":")
     control_range = kernel.control_range or 0x1000
     buses = [_bus(p.name, p.mode, p.data_width, (control_range - 1).bit_length())
-             for p in kernel.ports if p.mode in ("master", "slave")]
+             if not p.is_stream else _stream_bus(p.name, p.mode, p.data_width)
+             for p in kernel.ports]
     return render(
         "component.xml.j2", vendor=vendor, library=library, name=name, version=version,
         kernel=kernel, buses=buses, registers=registers(kernel), control_range=control_range,

@@ -87,6 +87,20 @@ class KernelDesc:
         return tuple(p for p in self.ports if p.mode == "master")
 
     @property
+    def has_control(self) -> bool:
+        """Whether the kernel has its AXI-Lite control port (a free-running one has none)."""
+        return any(p.mode == "slave" for p in self.ports)
+
+    @property
+    def streams(self) -> tuple[PortDesc, ...]:
+        return tuple(p for p in self.ports if p.is_stream)
+
+    def stream_arg(self, port: str) -> ArgDesc | None:
+        """The argument carried by AXI4-Stream ``port`` (any case, as v++ accepts)."""
+        return next((a for a in self.args
+                     if a.address_qualifier == 4 and a.port.lower() == port.lower()), None)
+
+    @property
     def control_range(self) -> int:
         return max((p.range for p in self.ports if p.mode == "slave"), default=0)
 
@@ -103,8 +117,10 @@ def from_interface(iface: KernelInterface) -> KernelDesc:
                   for p in iface.ports)
     args = tuple(ArgDesc(a.name, a.address_qualifier, a.id, a.port, a.size, a.offset,
                          a.host_size, a.ctype) for a in iface.args)
+    # A free-running kernel (ap_ctrl_none) has no control port, so no interrupt either.
     return KernelDesc(iface.top, vlnv(iface.top), ports, args,
-                      hw_control_protocol=iface.hw_control_protocol)
+                      hw_control_protocol=iface.hw_control_protocol,
+                      interrupt=iface.has_control)
 
 
 def from_plan(plan: Plan) -> KernelDesc:

@@ -9,6 +9,12 @@ What v++ decides at link time and records in the xclbin, decided here the same w
 * control base addresses in the platform's CU window, one ``stride`` apart, in link order
   (IP_LAYOUT is sorted by base address, so that order is also the IP_LAYOUT index);
 * interrupt ids 0, 1, 2 ... in the same order;
+* a free-running CU (ap_ctrl_none) has no control port: no window, no interrupt, and the
+  base address all ones (``sections.NO_ADDRESS``, what XRT's readers take as "no address":
+  xclbinutil prints it "not_used"), so it sorts after the others in IP_LAYOUT;
+* every AXI4-Stream port of every CU is joined by exactly one ``stream_connect`` (an
+  output to an input); a port left unconnected, or connected twice, is refused, as v++
+  refuses a kernel-to-kernel stream it cannot route;
 * memory banks per m_axi interface from ``sp=``; interfaces no sp= places go to the
   platform's default banks, one bank per CU in turn (CU i -> default bank i mod n), so the
   N CUs of a rung-3 kernel each get their own bank where the card has enough. (v++
@@ -29,6 +35,7 @@ from fpgakern.ladder import Plan
 from fpgakern.link.config import LinkConfig, Nk, Slr, Sp, StreamConnect
 from fpgakern.link.kernel_xml import KernelDesc
 from fpgakern.link.platforms import Bank, Platform
+from fpgakern.link.sections import NO_ADDRESS
 
 TARGETS = ("hw", "hw_emu", "sw_emu")
 
@@ -148,14 +155,18 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     port_sp = _resolve_sp(merged.sp, cu_kernels, platform)
     slrs = _resolve_slr(merged, cu_kernels, platform)
     cus = []
+    window = 0  # control windows and interrupt ids go to the CUs that have a control port
     for i, (kernel, name) in enumerate(placed):
         default = (platform.cu_bank(i),)
         port_banks = tuple((p.name, port_sp.get((name, p.name.lower()), default))
                            for p in kernel.masters)
-        cus.append(ComputeUnit(kernel, name, platform.cu_base + i * platform.cu_stride, i,
+        base = platform.cu_base + window * platform.cu_stride if kernel.has_control else NO_ADDRESS
+        cus.append(ComputeUnit(kernel, name, base, window if kernel.has_control else 0,
                                port_banks, slrs.get(name)))
+        window += kernel.has_control
     _check_bank_fit(cus, platform)
     streams = tuple(_check_stream(s, cu_kernels) for s in merged.stream_connect)
+    _check_streams_joined(streams, placed)
     return Design(platform, target, tuple(inputs), tuple(sorted(cus, key=lambda c: c.base)),
                   streams, merged.other, tuple(notes))
 
@@ -291,3 +302,27 @@ def _check_stream(s: StreamConnect, cu_kernels: dict[str, KernelDesc]) -> Stream
             raise UsageError(f"{where}: {cu}.{port_name} is {port.mode}; a stream_connect "
                              f"{'source' if mode == 'write_only' else 'sink'} must be {mode}")
     return s
+
+
+def _check_streams_joined(streams: tuple[StreamConnect, ...],
+                          placed: list[tuple[KernelDesc, str]]) -> None:
+    """Every stream port of every CU in exactly one stream_connect."""
+    uses: Counter[tuple[str, str]] = Counter()
+    for s in streams:
+        uses[(s.src_cu, s.src_port.lower())] += 1
+        uses[(s.dst_cu, s.dst_port.lower())] += 1
+    for kernel, cu in placed:
+        for port in kernel.streams:
+            count = uses[(cu, port.name.lower())]
+            role = "output" if port.mode == "write_only" else "input"
+            if count == 0:
+                other = "<cu>.<input>" if role == "output" else "<cu>.<output>"
+                line = (f"stream_connect={cu}.{port.name}:{other}" if role == "output"
+                        else f"stream_connect={other}:{cu}.{port.name}")
+                raise UsageError(f"AXI4-Stream {role} {cu}.{port.name} is not connected: "
+                                 f"join it to another CU's stream with '{line}' in the "
+                                 "[connectivity] section of a link config (--config)")
+            if count > 1:
+                raise UsageError(f"AXI4-Stream {role} {cu}.{port.name} is in {count} "
+                                 "stream_connect lines: a stream joins one output to one "
+                                 "input")

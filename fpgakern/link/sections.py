@@ -42,6 +42,7 @@ IP_INT_ENABLE_MASK, IP_INTERRUPT_ID_MASK, IP_INTERRUPT_ID_SHIFT = 0x0001, 0x00FE
 IP_CONTROL_MASK, IP_CONTROL_SHIFT = 0xFF00, 8
 MAX_INTERRUPT_ID = IP_INTERRUPT_ID_MASK >> IP_INTERRUPT_ID_SHIFT
 IP_NAME_MAX = 63  # m_name is char[64] with its NUL
+NO_ADDRESS = 0xFFFF_FFFF_FFFF_FFFF  # ip_data.m_base_address of an IP without one
 
 IP_DATA = Layout("ip_data", 80, (
     Field("m_type", 0, "I"),
@@ -168,7 +169,9 @@ class IpData:
                     "m_ip_control": IP_CONTROLS.get(self.control, str(self.control))}
         else:
             out["properties"] = hex(self.properties)
-        return out | {"m_base_address": hex(self.base_address), "m_name": self.name}
+        # xclbinutil's spelling of the all-ones base of a CU without control port
+        base = "not_used" if self.base_address == NO_ADDRESS else hex(self.base_address)
+        return out | {"m_base_address": base, "m_name": self.name}
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,15 @@ BUILD_METADATA, EMBEDDED_METADATA, then GROUP_CONNECTIVITY and GROUP_TOPOLOGY (t
 bank groups xclbinutil adds for v++, groups.py), in the order v++ 2022.1 wrote them in
 the kv260 sample. It has no BITSTREAM: the open flow cannot place and route; a real v++
 (``--toolchain vitis``) produces the loadable file.
+
+A kernel-to-kernel stream (``stream_connect``) is one MEM_TOPOLOGY entry of type
+MEM_STREAMING_CONNECTION after the platform's banks (so bank indexes do not move), and
+two CONNECTIVITY entries on it: the producer's stream argument and the consumer's. XRT's
+readers skip such entries when they look for an argument's memory (xrt_kernel.cpp
+``ip_context::connectivity``: "disregard memory indices that do not map to a memory
+mapped bank, this could be streaming connections"; xocl: "skip kernel to kernel
+stream"). Its route_id (m_size) and flow_id (m_base_address) are the connection's index
+here: what v++ puts there is not confirmed (docs/link.md).
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from fpgakern.link.linker import Design
 from fpgakern.link.sections import (
     CONTROL_PROTOCOLS,
     IP_NAME_MAX,
+    MEM_TYPE_IDS,
     ClockFreq,
     Connection,
     IpData,
@@ -29,6 +39,7 @@ from fpgakern.link.sections import (
 # Header version fields: the XRT release of the v++ 2022.1 files fpgakern was checked
 # against (the kv260 sample says 2.13.477; xclbinutil writes its own XRT version here).
 XRT_VERSION = (2, 13, 0)
+STREAM_TAG = "stream_conn"  # MEM_STREAMING_CONNECTION tags: stream_conn0, stream_conn1 ...
 
 
 def stamp_text(timestamp: int) -> str:
@@ -52,6 +63,9 @@ def sections(design: Design, project: str, options: str, timestamp: int) -> list
                    for ip_index, cu in enumerate(design.cus)
                    for arg in cu.kernel.memory_args
                    for bank in cu.banks_of_port(arg.port)]
+    stream_mems, stream_connections = _stream_entries(design, len(mems))
+    mems += stream_mems
+    connections += stream_connections
     clocks = [ClockFreq(c.name, c.mhz, c.type) for c in design.platform.clocks]
     group_mems, group_connections = groups.bank_groups(mems, connections)
     # xclbinutil adds the group sections last, GROUP_CONNECTIVITY first; no
@@ -73,6 +87,25 @@ def sections(design: Design, project: str, options: str, timestamp: int) -> list
                 project[:15]),
         *grouped,
     ]
+
+
+def _stream_entries(design: Design, first_index: int
+                    ) -> tuple[list[MemData], list[Connection]]:
+    """MEM_STREAMING_CONNECTION entries (numbered from ``first_index``) and the
+    CONNECTIVITY of both ends, one pair per stream_connect of ``design``."""
+    ip_index = {cu.name: i for i, cu in enumerate(design.cus)}
+    mems, connections = [], []
+    for k, s in enumerate(design.streams):
+        mems.append(MemData(f"{STREAM_TAG}{k}", MEM_TYPE_IDS["MEM_STREAMING_CONNECTION"],
+                            True, k, k))
+        for cu_name, port in ((s.src_cu, s.src_port), (s.dst_cu, s.dst_port)):
+            cu = design.cus[ip_index[cu_name]]
+            arg = cu.kernel.stream_arg(port)
+            if arg is None:  # the linker checked the port; an .xo may lack its argument
+                raise UsageError(f"{cu.kernel.name} has no argument on AXI4-Stream port "
+                                 f"{port!r} (its kernel.xml names none)")
+            connections.append(Connection(arg.id, ip_index[cu_name], first_index + k))
+    return mems, connections
 
 
 def to_xclbin(design: Design, *, project: str = "fpgakern", options: str = "",

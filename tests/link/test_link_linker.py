@@ -136,7 +136,12 @@ def test_stream_connect_between_stream_ports(u250):
                           linker.LinkInput(kernel("cons", "read_only"))], u250, sc)
     assert design.streams[0].depth == 16
     meta = inspect_bytes(xclbin.to_xclbin(design))
-    assert meta["connectivity"] == [] and meta["errors"] == []
+    # both ends connect to one MEM_STREAMING_CONNECTION after the card's banks
+    stream = len(u250.banks)
+    assert meta["memories"][stream]["type"] == "MEM_STREAMING_CONNECTION"
+    assert [(c["m_ip_layout_index"], c["arg_index"], c["mem_data_index"])
+            for c in meta["connectivity"]] == [("0", "0", str(stream)), ("1", "0", str(stream))]
+    assert meta["errors"] == []
     backwards = config.parse("[connectivity]\nsc=cons_1.axis:prod_1.axis\n", "s.cfg")
     with pytest.raises(UsageError, match="must be write_only"):
         linker.link([linker.LinkInput(kernel("prod", "write_only")),
