@@ -365,6 +365,12 @@ class Device:
             raise KernelUnavailable(f"{kernel.qualname} is not on this device "
                                     f"({self.program.source}); build it with "
                                     f"'fpgakern build {kernel.qualname}'")
+        if kernel.streams:
+            # Its AXI4-Stream ports lead to other CUs, which only a link joins.
+            raise UsageError(f"{kernel.qualname} has AXI4-Stream ports "
+                             f"({', '.join(kernel.streams)}): it runs only in a chain of "
+                             "kernels linked with stream_connect, from an XRT host program "
+                             "(docs/runtime.md, 'Stream kernels')")
         handle = KernelHandle(self, kernel, variants)
         self._handles[name] = handle
         return handle

@@ -30,6 +30,20 @@
 // run::wait steps every CU of the same kernel whose run has started and not yet been
 // waited for, one cycle each per emulated cycle (fkemu_cus_wait_interrupt), until the
 // waited run's CU is done; CUs of other kernels advance when their own runs are waited for.
+//
+// Kernel-to-kernel streams (a link's stream_connect, EMBEDDED_METADATA's <connection
+// srcType="kernel">) join CUs into chains: every CU connected to another, transitively.
+// A free-running CU (IP_LAYOUT's AP_CTRL_NONE) belongs to a chain and has no control
+// port; xrt::kernel refuses it as XRT does ("AP_CTRL_NONE is only supported by XRT native
+// API xrt::ip"): the host starts the kernels around it. Waiting for a run whose CU is in
+// a chain steps the whole chain: hw_emu, one cycle at a time, every CU of the chain one
+// cycle (fkemu_cu_tick; one whose interrupt is high is not advanced), then at most one
+// beat across each connection (the AXI4-Stream rate), until the waited CU's interrupt;
+// sw_emu, rounds of every CU ticked and every beat moved, until the interrupt or a round
+// in which nothing moves ("stream chain stalled"). Each connection holds at most one beat
+// popped from its producer that its consumer's FIFO has not taken yet. Stream arguments
+// take no register: set_arg on one is ignored (XRT copies its 0 bytes), an xrt::bo for
+// one and group_id of one are refused (XRT has no memory for them).
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -69,6 +83,8 @@ constexpr uint32_t kCtrl = 0x00, kGie = 0x04, kIer = 0x08, kIsr = 0x0C;
 constexpr uint32_t kApStart = 0x01, kApDone = 0x02, kApContinue = 0x10;
 constexpr uint64_t kPage = 4096;
 constexpr uint64_t kDeviceBase = 1ULL << 36;  // buffers live above 4 GiB
+// hw_emu cycles a stream chain may go without moving a beat before it counts as stalled.
+constexpr uint64_t kChainPatienceCycles = 100'000;
 
 [[noreturn]] void fail(const std::string& what) {
     throw std::runtime_error("fpgakern emulation: " + what);
@@ -137,14 +153,36 @@ struct ArgInfo {
     std::string bundle;  // m_axi bundle of a buffer ("gmem0", from port="M_AXI_GMEM0")
     std::string type;    // the host type ("int*", "unsigned int")
     int id = 0;
-    int qualifier = 0;  // 0 scalar, 1 global memory
+    int qualifier = 0;  // 0 scalar, 1 global memory, 4 stream
     uint32_t offset = 0;
     uint32_t size = 0;
 };
 
+constexpr int kStreamArg = 4;  // addressQualifier of an AXI4-Stream argument
+
 struct KernelInfo {
     std::string name;
     std::vector<ArgInfo> args;  // by id
+
+    // The argument carried by AXI4-Stream port `port` (EMBEDDED_METADATA upper-cases port
+    // names; a stream argument is named as its port), or null.
+    const ArgInfo* stream_arg(const std::string& port) const {
+        for (const ArgInfo& a : args) {
+            if (a.qualifier == kStreamArg && a.port.size() == port.size() &&
+                std::equal(a.port.begin(), a.port.end(), port.begin(), [](char x, char y) {
+                    return std::tolower(static_cast<unsigned char>(x)) ==
+                           std::tolower(static_cast<unsigned char>(y));
+                })) {
+                return &a;
+            }
+        }
+        return nullptr;
+    }
+};
+
+// One kernel-to-kernel stream: <connection srcType="kernel" srcInst srcPort dstInst dstPort>.
+struct StreamInfo {
+    std::string src_cu, src_port, dst_cu, dst_port;
 };
 
 // One MEM_TOPOLOGY (or GROUP_TOPOLOGY) entry.
@@ -163,6 +201,7 @@ struct CuInfo {
     std::string kernel;
     std::string name;  // instance, e.g. add_f32_1
     uint64_t base = 0;
+    bool free_running = false;  // IP_LAYOUT's AP_CTRL_NONE: no control port
     // arg id -> the memory indices it connects to, ascending (GROUP_CONNECTIVITY when the
     // xclbin has it, else CONNECTIVITY, as XRT reads them; streams left out).
     std::map<int, std::vector<int>> mems;
@@ -176,6 +215,7 @@ struct Axlf {
     std::string vbnv;
     std::vector<KernelInfo> kernels;
     std::vector<CuInfo> cus;
+    std::vector<StreamInfo> streams;  // kernel-to-kernel connections
     std::vector<MemInfo> mems;       // GROUP_TOPOLOGY, else MEM_TOPOLOGY
     std::vector<std::string> banks;  // MEM_TOPOLOGY's tags (bank lines of the config)
     unsigned long max_mhz = 0;       // the fastest clock of CLOCK_FREQ_TOPOLOGY
@@ -261,6 +301,12 @@ Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
                   [](const ArgInfo& a, const ArgInfo& b) { return a.id < b.id; });
         x.kernels.push_back(k);
     }
+    for (const std::string& tag : tags(xml, "connection", 0, xml.size())) {
+        const auto c = attributes(tag);
+        auto get = [&c](const char* key) { return c.count(key) ? c.at(key) : std::string(); };
+        if (get("srcType") != "kernel") continue;  // memory connections come from CONNECTIVITY
+        x.streams.push_back({get("srcInst"), get("srcPort"), get("dstInst"), get("dstPort")});
+    }
     // IP_LAYOUT: the compute units "kernel:instance".
     auto ip = where.find(kIpLayout);
     if (ip == where.end()) fail(path + ": no IP_LAYOUT, so no compute units");
@@ -277,6 +323,8 @@ Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
         cu.kernel = name.substr(0, colon);
         cu.name = name.substr(colon + 1);
         cu.base = load<uint64_t>(data, entry + 8);
+        // properties bits 8-15: IP_CONTROL, 2 = AP_CTRL_NONE (xclbin.h)
+        cu.free_running = ((load<uint32_t>(data, entry + 4) >> 8) & 0xFF) == 2;
         ip_to_cu[static_cast<size_t>(i)] = static_cast<int>(x.cus.size());
         x.cus.push_back(cu);
     }
@@ -507,6 +555,8 @@ struct Model {
     int (*write)(fkemu_cu*, uint32_t, uint32_t) = nullptr;
     int (*read)(fkemu_cu*, uint32_t, uint32_t*) = nullptr;
     int (*wait_interrupt)(fkemu_cu*, uint64_t) = nullptr;
+    int (*interrupt)(fkemu_cu*) = nullptr;
+    void (*tick)(fkemu_cu*, uint64_t) = nullptr;
     uint64_t (*cycles)(fkemu_cu*) = nullptr;
     const char* (*error)(fkemu_cu*) = nullptr;
     void (*clear_error)(fkemu_cu*) = nullptr;
@@ -517,6 +567,10 @@ struct Model {
     uint64_t (*bank_bytes)(fkemu_bank*) = nullptr;
     int (*place)(fkemu_cu*, const char*, fkemu_bank*) = nullptr;
     int (*cus_wait_interrupt)(fkemu_cu**, unsigned, unsigned, uint64_t) = nullptr;
+    // ABI 3, every model: AXI4-Stream FIFOs and ap_ctrl_none.
+    int (*stream_push)(fkemu_cu*, const char*, uint64_t, int) = nullptr;
+    int (*stream_pop)(fkemu_cu*, const char*, uint64_t*, int*) = nullptr;
+    bool free_running = false;
 
     template <typename F>
     void bind(F& fn, const char* symbol) {
@@ -540,11 +594,18 @@ struct Model {
         bind(write, "fkemu_cu_write");
         bind(read, "fkemu_cu_read");
         bind(wait_interrupt, "fkemu_cu_wait_interrupt");
+        bind(interrupt, "fkemu_cu_interrupt");
+        bind(tick, "fkemu_cu_tick");
         bind(cycles, "fkemu_cu_cycles");
         bind(error, "fkemu_cu_error");
         bind(clear_error, "fkemu_cu_clear_error");
         const char* (*target)() = nullptr;
         bind(target, "fkemu_model_target");
+        bind(stream_push, "fkemu_cu_stream_push");
+        bind(stream_pop, "fkemu_cu_stream_pop");
+        int (*is_free_running)() = nullptr;
+        bind(is_free_running, "fkemu_model_free_running");
+        free_running = is_free_running() != 0;
         hw = std::strcmp(target(), "hw_emu") == 0;
         if (hw) {
             bind(bank_new, "fkemu_bank_new");
@@ -569,6 +630,8 @@ struct BankObject {
 struct ComputeUnit {
     std::string kernel;
     std::string name;  // instance, e.g. add_f32_1
+    bool free_running = false;
+    int chain = -1;  // the stream chain it belongs to (index into device_impl's chains), or -1
     std::map<int, std::vector<int>> mems;  // arg id -> memory indices (ascending)
     std::map<std::string, int> placed;     // m_axi bundle -> bank it is placed on (hw_emu)
     std::shared_ptr<Model> model;
@@ -588,6 +651,24 @@ struct ComputeUnit {
         if (it == mems.end()) return true;  // no CONNECTIVITY entry: nothing to check
         return std::find(it->second.begin(), it->second.end(), memidx) != it->second.end();
     }
+};
+
+// A stream_connect of the loaded xclbin as the runtime drives it: beats popped from the
+// producer's output FIFO and pushed into the consumer's input FIFO.
+struct StreamLink {
+    size_t src = 0, dst = 0;         // indices into the device's CUs
+    std::string src_port, dst_port;  // the models' stream names ("out", "x")
+    std::string label;               // "mm2s_1.out -> square_plus_1.x"
+    bool holding = false;            // a beat popped from src that dst has not taken yet
+    uint64_t data = 0;
+    int last = 0;
+    uint64_t beats = 0;  // delivered to dst
+};
+
+// CUs joined by streams, transitively, and the streams that join them.
+struct Chain {
+    std::vector<size_t> cus;
+    std::vector<size_t> links;  // indices into the device's links
 };
 
 uint32_t scalar_bits(const std::vector<uint8_t>& value) {
@@ -717,6 +798,15 @@ class device_impl {
                              " cycles\n", cu.kernel.c_str(), cu.name.c_str(), cu.runs,
                              cu.cycles);
             }
+            for (const ComputeUnit& cu : cus_) {
+                if (!cu.free_running) continue;
+                std::fprintf(stderr, "fpgakern hw_emu: %s:%s free-running, %" PRIu64 " cycles\n",
+                             cu.kernel.c_str(), cu.name.c_str(), cu.model->cycles(cu.cu));
+            }
+            for (const StreamLink& l : links_) {
+                std::fprintf(stderr, "fpgakern hw_emu: stream %s moved %" PRIu64 " beats\n",
+                             l.label.c_str(), l.beats);
+            }
             for (const BankObject& b : banks_) {
                 const size_t i = static_cast<size_t>(b.index);
                 std::fprintf(stderr,
@@ -732,6 +822,8 @@ class device_impl {
         for (BankObject& b : banks_) b.model->bank_free(b.bank);  // after their CUs
         cus_.clear();
         banks_.clear();
+        links_.clear();
+        chains_.clear();
     }
 
     uuid load(const Axlf& x) {
@@ -750,11 +842,13 @@ class device_impl {
             ComputeUnit cu;
             cu.kernel = info.kernel;
             cu.name = info.name;
+            cu.free_running = info.free_running;
             cu.mems = info.mems;
             cus_.push_back(cu);
         }
         try {
             load_models(x.path);
+            connect_streams();
         } catch (...) {
             close();  // no half-loaded xclbin stays behind
             xclbin_ = Axlf();
@@ -777,6 +871,36 @@ class device_impl {
         return nullptr;
     }
     std::vector<ComputeUnit>& cus() { return cus_; }
+    std::vector<StreamLink>& links() { return links_; }
+    const Chain& chain(int index) const { return chains_.at(static_cast<size_t>(index)); }
+
+    // Move beats across `link`, at most `max`: deliver the beat it holds, then pop and
+    // deliver more while the producer has some and the consumer takes them. Returns the
+    // number delivered.
+    uint64_t move(StreamLink& link, uint64_t max) {
+        ComputeUnit& src = cus_[link.src];
+        ComputeUnit& dst = cus_[link.dst];
+        uint64_t moved = 0;
+        while (moved < max) {
+            if (!link.holding) {
+                const int got = src.model->stream_pop(src.cu, link.src_port.c_str(), &link.data,
+                                                      &link.last);
+                if (got < 0) fail(link.label + ": " + src.model->path +
+                                  " has no output stream '" + link.src_port + "'");
+                if (got != 0) break;  // the producer's FIFO is empty
+                link.holding = true;
+            }
+            const int put = dst.model->stream_push(dst.cu, link.dst_port.c_str(), link.data,
+                                                   link.last);
+            if (put < 0) fail(link.label + ": " + dst.model->path +
+                              " has no input stream '" + link.dst_port + "'");
+            if (put != 0) break;  // the consumer's FIFO is full: keep the beat
+            link.holding = false;
+            ++link.beats;
+            ++moved;
+        }
+        return moved;
+    }
 
     uint64_t allocate(uint64_t bytes) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -870,6 +994,13 @@ class device_impl {
             cu.model = model;
             cu.cu = model->cu_new();
             model->configure(cu.cu, read_latency_, 64);
+            if (model->free_running != cu.free_running) {
+                fail(cu.kernel + ":" + cu.name + ": the xclbin says " +
+                     (cu.free_running ? "AP_CTRL_NONE" : "it has a control port") + ", but " +
+                     model->path + (model->free_running ? " is" : " is not") +
+                     " a free-running model (re-run 'python -m fpgakern.runtime.emu prepare')");
+            }
+            if (cu.free_running) continue;  // no control registers, no interrupt
             // Interrupt on ap_done, as XRT's driver sets a CU up.
             model->write(cu.cu, kGie, 1);
             model->write(cu.cu, kIer, 1);
@@ -885,6 +1016,61 @@ class device_impl {
         }
     }
 
+    // The xclbin's kernel-to-kernel streams as links between loaded CUs, and the chains
+    // they make (every CU connected to another, transitively).
+    void connect_streams() {
+        auto find_cu = [this](const std::string& name) {
+            for (size_t i = 0; i < cus_.size(); ++i) {
+                if (cus_[i].name == name) return i;
+            }
+            fail(xclbin_.path + ": a stream connection names no CU '" + name + "'");
+        };
+        auto port_arg = [this](const ComputeUnit& cu, const std::string& port) {
+            const KernelInfo* info = kernel(cu.kernel);
+            const ArgInfo* arg = info ? info->stream_arg(port) : nullptr;
+            if (!arg) fail(xclbin_.path + ": " + cu.kernel + " has no AXI4-Stream argument on "
+                           "port '" + port + "'");
+            return arg->name;
+        };
+        std::vector<size_t> root(cus_.size());
+        for (size_t i = 0; i < root.size(); ++i) root[i] = i;
+        std::function<size_t(size_t)> find = [&](size_t i) {
+            return root[i] == i ? i : root[i] = find(root[i]);
+        };
+        for (const StreamInfo& s : xclbin_.streams) {
+            StreamLink link;
+            link.src = find_cu(s.src_cu);
+            link.dst = find_cu(s.dst_cu);
+            link.src_port = port_arg(cus_[link.src], s.src_port);
+            link.dst_port = port_arg(cus_[link.dst], s.dst_port);
+            link.label = s.src_cu + "." + link.src_port + " -> " + s.dst_cu + "." + link.dst_port;
+            root[find(link.src)] = find(link.dst);
+            links_.push_back(link);
+        }
+        std::map<size_t, int> chain_of_root;
+        for (size_t l = 0; l < links_.size(); ++l) {
+            const size_t r = find(links_[l].src);
+            auto it = chain_of_root.find(r);
+            if (it == chain_of_root.end()) {
+                it = chain_of_root.emplace(r, static_cast<int>(chains_.size())).first;
+                chains_.emplace_back();
+            }
+            chains_[static_cast<size_t>(it->second)].links.push_back(l);
+        }
+        for (size_t i = 0; i < cus_.size(); ++i) {
+            auto it = chain_of_root.find(find(i));
+            if (it == chain_of_root.end()) {
+                if (cus_[i].free_running) {
+                    fail(cus_[i].kernel + ":" + cus_[i].name + " is free-running but no stream "
+                         "joins it to another CU: it could never run");
+                }
+                continue;
+            }
+            cus_[i].chain = it->second;
+            chains_[static_cast<size_t>(it->second)].cus.push_back(i);
+        }
+    }
+
     unsigned index_;
     std::string target_;
     std::string name_;
@@ -893,6 +1079,8 @@ class device_impl {
     uuid uuid_;
     Axlf xclbin_;
     std::vector<ComputeUnit> cus_;
+    std::vector<StreamLink> links_;
+    std::vector<Chain> chains_;
     std::map<int, double> rates_;
     std::vector<BankObject> banks_;
     std::mutex mutex_;
@@ -1004,6 +1192,15 @@ class kernel_impl {
             cus_.push_back(i);
         }
         if (cus_.empty()) fail("No compute units matching '" + name + "'");
+        for (size_t i : cus_) {
+            // XRT's kernel_impl refuses these CUs (xrt_kernel.cpp; since XRT 2.1x,
+            // ENOTSUP): a free-running kernel has no control port to start or wait for.
+            if (cus[i].free_running) {
+                fail("xrt::kernel '" + name + "': AP_CTRL_NONE is only supported by XRT "
+                     "native API xrt::ip (" + kernel_name_ + " is free-running: it runs from "
+                     "reset; start the kernels that feed and drain it)");
+            }
+        }
     }
 
     const ArgInfo& arg(int index) const {
@@ -1018,6 +1215,11 @@ class kernel_impl {
     // its first CU's; a run then keeps the CUs the buffers fit.
     int group_id(int argno) const {
         const ArgInfo& a = arg(argno);
+        if (a.qualifier == kStreamArg) {
+            // XRT answers -1 or throws: no memory connection is recorded for a stream.
+            fail(kernel_name_ + ": argument " + a.name + " is an AXI4-Stream (joined to "
+                 "another CU by the link's stream_connect): it has no memory group");
+        }
         if (a.qualifier != 1) fail(kernel_name_ + ": argument " + a.name + " is not a buffer");
         const int mem = device_->cus()[cus_.front()].default_mem(a.id);
         return mem < 0 ? 0 : mem;
@@ -1037,6 +1239,9 @@ class run_impl {
 
     void set(int index, const void* value, size_t bytes) {
         const ArgInfo& a = kernel_->arg(index);
+        // As XRT (run_impl's hs_arg_setter copies min(arg size, value size) bytes): a
+        // stream takes no register, so its value is ignored.
+        if (a.qualifier == kStreamArg) return;
         if (a.qualifier == 1) fail(kernel_->kernel_name_ + ": argument " + a.name +
                                    " is a buffer; pass an xrt::bo");
         if (bytes > a.size) fail(kernel_->kernel_name_ + ": argument " + a.name + " takes " +
@@ -1051,6 +1256,10 @@ class run_impl {
     // there does not reach the original, as with XRT).
     void set(int index, const bo& buffer) {
         const ArgInfo& a = kernel_->arg(index);
+        if (a.qualifier == kStreamArg) {
+            fail(kernel_->kernel_name_ + ": argument " + a.name + " is an AXI4-Stream "
+                 "(joined by the link's stream_connect), not a buffer: leave it unset");
+        }
         if (a.qualifier != 1) fail(kernel_->kernel_name_ + ": argument " + a.name +
                                    " is a scalar, got an xrt::bo");
         if (!buffer) fail(kernel_->kernel_name_ + ": argument " + a.name + " is an empty xrt::bo");
@@ -1102,6 +1311,7 @@ class run_impl {
         std::vector<const Storage*> mapped;
         for (size_t i = 0; i < info.args.size(); ++i) {
             const ArgInfo& a = info.args[i];
+            if (a.qualifier == kStreamArg) continue;  // no register: the link joins it
             if (a.qualifier == 1) {
                 const auto& b = buffers_[i];
                 if (!b) fail(info.name + ": buffer argument " + a.name + " was not set");
@@ -1135,6 +1345,20 @@ class run_impl {
         if (state_ != ERT_CMD_STATE_RUNNING) return true;
         auto& cus = kernel_->device_->cus();
         ComputeUnit& cu = cus[cu_];
+        if (cu.chain >= 0) {
+            const ChainWait waited = step_chain(cu, timeout_ms);
+            if (waited == ChainWait::timeout) return false;
+            if (waited == ChainWait::stalled) {
+                cu.busy.reset();
+                return true;
+            }
+            acknowledge(cu);
+            // Errors of the free-running CUs (they have no run to report them) go to this one.
+            for (size_t i : kernel_->device_->chain(cu.chain).cus) {
+                if (cus[i].free_running) check_member(cu, cus[i]);
+            }
+            return true;
+        }
         Model& m = *cu.model;
         // hw_emu: this CU first, then every other CU of the same model with a run in
         // flight, all advanced together (lockstep) until this one's interrupt.
@@ -1160,11 +1384,18 @@ class run_impl {
             if (status == 0) break;
             if (timeout_ms > 0 && std::chrono::steady_clock::now() >= deadline) return false;
         }
-        cu.busy.reset();
         if (status != 0) {
+            cu.busy.reset();
             report(cu, "no interrupt: the kernel did not finish");
             return true;
         }
+        return acknowledge(cu);
+    }
+
+    // The CU's interrupt is high: read CTRL and acknowledge like XRT does, count the run.
+    bool acknowledge(ComputeUnit& cu) {
+        Model& m = *cu.model;
+        cu.busy.reset();
         const uint64_t cycles = m.cycles(cu.cu) - started_at_;
         uint32_t ctrl = 0;
         m.read(cu.cu, kCtrl, &ctrl);
@@ -1179,6 +1410,64 @@ class run_impl {
         state_ = ERT_CMD_STATE_COMPLETED;
         check(cu);
         return true;
+    }
+
+    enum class ChainWait { done, timeout, stalled };
+
+    // Step the stream chain of this run's CU until its interrupt (the file's comment).
+    ChainWait step_chain(ComputeUnit& cu, int64_t timeout_ms) {
+        device_impl& device = *kernel_->device_;
+        auto& cus = device.cus();
+        const Chain& chain = device.chain(cu.chain);
+        const bool hw = cu.model->hw;
+        // hw_emu: one beat per stream per cycle; sw_emu: every beat there is, per round.
+        const uint64_t per_step = hw ? 1 : UINT64_MAX;
+        // Steps without a beat moved before the chain counts as stalled: hw_emu leaves
+        // memory latency and a kernel's pipeline room; sw_emu runs all it can per round.
+        const uint64_t patience = hw ? kChainPatienceCycles : 2;
+        const auto deadline = std::chrono::steady_clock::now() +
+                              std::chrono::milliseconds(timeout_ms);
+        uint64_t idle = 0;
+        for (uint64_t step = 0; !cu.model->interrupt(cu.cu); ++step) {
+            if (timeout_ms > 0 && step % 4096 == 0 &&
+                std::chrono::steady_clock::now() >= deadline) {
+                return ChainWait::timeout;
+            }
+            for (size_t i : chain.cus) {
+                ComputeUnit& member = cus[i];
+                if (!member.model->interrupt(member.cu)) member.model->tick(member.cu, 1);
+            }
+            uint64_t moved = 0;
+            for (size_t l : chain.links) moved += device.move(device.links()[l], per_step);
+            idle = moved ? 0 : idle + 1;
+            if (idle >= patience && !cu.model->interrupt(cu.cu)) {
+                report(cu, stall_message(chain, idle, hw));
+                return ChainWait::stalled;
+            }
+        }
+        return ChainWait::done;
+    }
+
+    std::string stall_message(const Chain& chain, uint64_t idle, bool hw) {
+        device_impl& device = *kernel_->device_;
+        std::string streams;
+        for (size_t l : chain.links) {
+            const StreamLink& link = device.links()[l];
+            streams += (streams.empty() ? "" : ", ") + link.label + " (" +
+                       std::to_string(link.beats) + " beats)";
+        }
+        return "stream chain stalled: the kernel has not finished and no beat has moved for " +
+               std::to_string(idle) + (hw ? " cycles" : " rounds") + "; streams: " + streams +
+               ". A started kernel reads and writes exactly n beats per stream: start every "
+               "kernel of the chain, with the same n";
+    }
+
+    void check_member(ComputeUnit& waited, ComputeUnit& member) {
+        const char* error = member.model->error(member.cu);
+        if (error) {
+            report(waited, member.kernel + ":" + member.name + ": " + error);
+            member.model->clear_error(member.cu);
+        }
     }
 
     void check(ComputeUnit& cu) {
