@@ -18,7 +18,15 @@ from fpgakern.errors import FpgakernError, display_path
 from fpgakern.link import axlf, sections
 from fpgakern.link.axlf import SECTION_IDS, Axlf, XclbinError
 from fpgakern.link.metadata import parse_build_metadata, parse_embedded_metadata
-from fpgakern.link.sections import IP_KERNEL, NO_ADDRESS, ClockFreq, Connection, IpData, MemData, decode
+from fpgakern.link.sections import (
+    IP_KERNEL,
+    NO_ADDRESS,
+    ClockFreq,
+    Connection,
+    IpData,
+    MemData,
+    decode,
+)
 from fpgakern.link.xo import read_xo
 
 ZIP_MAGIC = b"PK\x03\x04"
