@@ -7,7 +7,9 @@ hw_emu with no fpgakern-specific line: they ask for the kernel ``vadd`` with arg
 keeps them (hosts/memory_rules.cpp): group_id of bank ranges and of CUs on other banks,
 buffers in any bank of a range, a run on a CU its buffers fit, XRT's warning and local
 copy when none fits, run.wait(timeout), an xclbin for another target refused,
-emconfig.json.
+emconfig.json. And a stream chain (hosts/stream_chain.cpp, hosts/stream_rules.cpp): a
+memory-read kernel and a memory-write kernel around a free-running kernel, joined by the
+link's stream_connect lines (tests/data/stream_project's stream_ops).
 
 The kernel is the hello project's ``hello/vadd`` (tests/data/hello_project: ``top: vadd``,
 int32, ``out = in1 + in2``, args ``in1, in2, out, n``: the host's ``size`` goes to ``n`` by
@@ -43,6 +45,8 @@ PROGRAMS = {
     "device_info": ["device_info.cpp", "report.cpp"],  # two sources
     "memory_rules": ["memory_rules.cpp"],
     "queue_pipeline": ["queue_pipeline.cpp"],
+    "stream_chain": ["stream_chain.cpp"],
+    "stream_rules": ["stream_rules.cpp"],
 }
 
 FOUR_CUS = "[connectivity]\nnk=vadd:4\n"
@@ -357,3 +361,62 @@ def test_emconfig_json(programs, hello, tmp_path_factory, tmp_path):
     assert "incompatible version of emconfig.json found.Please regenerate this file" \
         in done.stdout
     assert "no device 0" in done.stderr
+
+
+# ------------------------------------------------------------------ stream chains
+
+STREAM_SPECS = Path(__file__).parents[1] / "data" / "stream_project" / "kernel_specs"
+STREAM_KERNELS = ["stream_ops/mm2s", "stream_ops/square_plus", "stream_ops/s2mm"]
+STREAM_CHAIN = ("[connectivity]\nstream_connect=mm2s_1.out:square_plus_1.x:32\n"
+                "stream_connect=square_plus_1.y:s2mm_1.data:32\n")
+
+
+@pytest.fixture(scope="module")
+def stream_chain(tmp_path_factory) -> dict[str, Path]:
+    """mm2s -> square_plus -> s2mm linked for u250 on both targets, models prepared."""
+    folder = tmp_path_factory.mktemp("stream_chain")
+    inputs = resolve.resolve(STREAM_KERNELS, Library(STREAM_SPECS), folder / "build")
+    paths = {}
+    for target in TARGETS:
+        design = linker.link(inputs, platforms.load("u250"),
+                             config.parse(STREAM_CHAIN, "chain.cfg"), target)
+        paths[target] = folder / f"chain.{target}.xclbin"
+        paths[target].write_bytes(xclbin.to_xclbin(design))
+    emu.prepare(paths["hw_emu"], TARGETS, specs=STREAM_SPECS)
+    return paths
+
+
+def stream_beats(stderr: str) -> dict[str, int]:
+    """hw_emu's summary at close: beats moved per stream."""
+    out = {}
+    for line in stderr.splitlines():
+        if line.startswith("fpgakern hw_emu: stream "):
+            label, _, rest = line.removeprefix("fpgakern hw_emu: stream ").partition(" moved ")
+            out[label] = int(rest.split()[0])
+    return out
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_stream_chain(programs, stream_chain, target):
+    """The data movers started around the free-running kernel, n = 4096 and an odd n: the
+    host checks y == x * x + 1 (float32) itself."""
+    done = run(programs["stream_chain"], stream_chain[target], target=target)
+    assert done.stdout.splitlines() == ["n = 4096: 4096 results match",
+                                        "n = 1001: 1001 results match", "TEST PASSED"]
+    if target == "hw_emu":
+        assert stream_beats(done.stderr) == {"mm2s_1.out -> square_plus_1.x": 5097,
+                                             "square_plus_1.y -> s2mm_1.data": 5097}
+        assert "square_plus:square_plus_1 free-running" in done.stderr
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_stream_rules(programs, stream_chain, target):
+    """XRT's refusals: xrt::kernel of the free-running kernel, group_id of a stream; a
+    stream's set_arg ignored; a chain whose movers disagree on n stalls (an error, not a
+    hang)."""
+    done = run(programs["stream_rules"], stream_chain[target], target=target)
+    lines = done.stdout.splitlines()
+    assert "AP_CTRL_NONE is only supported by XRT native API xrt::ip" in lines[0]
+    assert lines[1].startswith("group_id of mm2s.out: ") and "AXI4-Stream" in lines[1]
+    assert lines[2:] == ["set_arg on streams ignored: yes", "stalled chain: error"]
+    assert "s2mm:s2mm_1: stream chain stalled" in done.stderr
