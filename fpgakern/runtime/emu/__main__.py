@@ -20,9 +20,12 @@ def main() -> None:
 @click.argument("xclbin", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option("--target", "targets", multiple=True, type=click.Choice(models.TARGETS),
               help="Emulation target(s) to build models for (default: both).")
-def prepare(xclbin: Path, targets: tuple[str, ...]) -> None:
+@click.option("--specs", type=click.Path(path_type=Path, file_okay=False, exists=True),
+              help="Read kernels from this folder alone (default: the project's "
+                   "kernel_specs/ beside fpgakern's bundled library), as fpgakern link --specs.")
+def prepare(xclbin: Path, targets: tuple[str, ...], specs: Path | None) -> None:
     """Build the emulation models of XCLBIN's kernels; write fpgakern_emu.cfg beside it."""
-    path = emu.prepare(xclbin, targets or models.TARGETS)
+    path = emu.prepare(xclbin, targets or models.TARGETS, specs=specs)
     click.echo(f"wrote {display_path(path)}")
 
 
