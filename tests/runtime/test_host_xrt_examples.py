@@ -413,10 +413,12 @@ def test_stream_chain(programs, stream_chain, target):
 def test_stream_rules(programs, stream_chain, target):
     """XRT's refusals: xrt::kernel of the free-running kernel, group_id of a stream; a
     stream's set_arg ignored; a chain whose movers disagree on n stalls (an error, not a
-    hang)."""
+    hang); xrt::xclbin's view of the stream argument and the free-running CU."""
     done = run(programs["stream_rules"], stream_chain[target], target=target)
     lines = done.stdout.splitlines()
     assert "AP_CTRL_NONE is only supported by XRT native API xrt::ip" in lines[0]
     assert lines[1].startswith("group_id of mm2s.out: ") and "AXI4-Stream" in lines[1]
-    assert lines[2:] == ["set_arg on streams ignored: yes", "stalled chain: error"]
+    assert lines[2:] == ["set_arg on streams ignored: yes", "stalled chain: error",
+                         "mm2s.out host type: stream<ap_axiu<32, 0, 0, 0> >&",
+                         "square_plus_1 control none: yes, base ffffffffffffffff"]
     assert "s2mm:s2mm_1: stream chain stalled" in done.stderr

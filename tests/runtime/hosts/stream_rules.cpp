@@ -2,13 +2,15 @@
 //   - xrt::kernel of a free-running kernel (ap_ctrl_none) throws: it has no control port;
 //   - group_id of a stream argument throws (a stream has no memory);
 //   - set_arg on a stream argument is ignored (it takes no register), the run still works;
-//   - a chain whose data movers disagree on n never finishes: run.wait() reports an error.
+//   - a chain whose data movers disagree on n never finishes: run.wait() reports an error;
+//   - xrt::xclbin shows a stream argument's host type and the free-running CU's control.
 //   usage: stream_rules <xclbin>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
 
+#include "experimental/xrt_xclbin.h"
 #include "xrt/xrt_bo.h"
 #include "xrt/xrt_device.h"
 #include "xrt/xrt_kernel.h"
@@ -79,5 +81,14 @@ int main(int argc, char** argv) {
     const auto stalled = long_write.wait();
     std::cout << "stalled chain: " << (stalled == ERT_CMD_STATE_ERROR ? "error" : "no error")
               << "\n";
+
+    const xrt::xclbin xclbin(argv[1]);
+    const auto out_arg = xclbin.get_kernel("mm2s").get_arg(kOut);
+    std::cout << "mm2s.out host type: " << out_arg.get_host_type() << "\n";
+    const auto free_cu = xclbin.get_ip("square_plus:square_plus_1");
+    std::cout << "square_plus_1 control none: "
+              << (free_cu.get_control_type() == xrt::xclbin::ip::control_type::none ? "yes"
+                                                                                   : "no")
+              << ", base " << std::hex << free_cu.get_base_address() << std::dec << "\n";
     return 0;
 }

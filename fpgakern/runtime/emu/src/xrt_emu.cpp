@@ -114,13 +114,35 @@ std::string cstr(const std::vector<uint8_t>& data, uint64_t offset, size_t max) 
     return out;
 }
 
+// An attribute value with XML's predefined entities replaced ("stream&lt;ap_axiu&lt;32,
+// 0, 0, 0> >&amp;" is a stream argument's type), as an XML parser gives it to XRT.
+std::string unescape(const std::string& text) {
+    static const std::pair<const char*, char> entities[] = {
+        {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&amp;", '&'}};
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+        bool replaced = false;
+        for (const auto& [entity, c] : entities) {
+            const size_t len = std::strlen(entity);
+            if (text.compare(i, len, entity) == 0) {
+                out.push_back(c);
+                i += len;
+                replaced = true;
+                break;
+            }
+        }
+        if (!replaced) out.push_back(text[i++]);
+    }
+    return out;
+}
+
 // The attributes of one XML start tag, e.g. <arg name="a" id="0" .../>.
 std::map<std::string, std::string> attributes(const std::string& tag) {
     static const std::regex attr(R"(([A-Za-z_:][-\w:.]*)\s*=\s*"([^"]*)\")");
     std::map<std::string, std::string> out;
     for (auto it = std::sregex_iterator(tag.begin(), tag.end(), attr);
          it != std::sregex_iterator(); ++it) {
-        out[(*it)[1]] = (*it)[2];
+        out[(*it)[1]] = unescape((*it)[2]);
     }
     return out;
 }
@@ -201,7 +223,8 @@ struct CuInfo {
     std::string kernel;
     std::string name;  // instance, e.g. add_f32_1
     uint64_t base = 0;
-    bool free_running = false;  // IP_LAYOUT's AP_CTRL_NONE: no control port
+    uint8_t control = 0;        // IP_LAYOUT's IP_CONTROL: 0 AP_CTRL_HS, 1 CHAIN, 2 NONE
+    bool free_running = false;  // AP_CTRL_NONE: no control port
     // arg id -> the memory indices it connects to, ascending (GROUP_CONNECTIVITY when the
     // xclbin has it, else CONNECTIVITY, as XRT reads them; streams left out).
     std::map<int, std::vector<int>> mems;
@@ -323,8 +346,9 @@ Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
         cu.kernel = name.substr(0, colon);
         cu.name = name.substr(colon + 1);
         cu.base = load<uint64_t>(data, entry + 8);
-        // properties bits 8-15: IP_CONTROL, 2 = AP_CTRL_NONE (xclbin.h)
-        cu.free_running = ((load<uint32_t>(data, entry + 4) >> 8) & 0xFF) == 2;
+        // properties bits 8-15: IP_CONTROL (xclbin.h)
+        cu.control = static_cast<uint8_t>((load<uint32_t>(data, entry + 4) >> 8) & 0xFF);
+        cu.free_running = cu.control == 2;
         ip_to_cu[static_cast<size_t>(i)] = static_cast<int>(x.cus.size());
         x.cus.push_back(cu);
     }
@@ -746,6 +770,7 @@ class xclbin_impl {
         xclbin::ip out;
         out.name_ = cu.kernel + ":" + cu.name;
         out.base_ = cu.base;
+        out.control_ = static_cast<xclbin::ip::control_type>(cu.control);
         for (const KernelInfo& k : x.kernels) {
             if (k.name != cu.kernel) continue;
             for (const ArgInfo& a : k.args) out.args_.push_back(arg(a, &cu));
