@@ -1414,11 +1414,12 @@ class run_impl {
             report(cu, "no interrupt: the kernel did not finish");
             return true;
         }
-        return acknowledge(cu);
+        acknowledge(cu);
+        return true;
     }
 
     // The CU's interrupt is high: read CTRL and acknowledge like XRT does, count the run.
-    bool acknowledge(ComputeUnit& cu) {
+    void acknowledge(ComputeUnit& cu) {
         Model& m = *cu.model;
         cu.busy.reset();
         const uint64_t cycles = m.cycles(cu.cu) - started_at_;
@@ -1428,13 +1429,12 @@ class run_impl {
         m.write(cu.cu, kCtrl, kApContinue);
         if (!(ctrl & kApDone)) {
             report(cu, "interrupt without ap_done");
-            return true;
+            return;
         }
         cu.runs += 1;
         cu.cycles += cycles;
         state_ = ERT_CMD_STATE_COMPLETED;
         check(cu);
-        return true;
     }
 
     enum class ChainWait { done, timeout, stalled };
