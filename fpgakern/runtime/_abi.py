@@ -54,6 +54,10 @@ def load_library(path: Path) -> ctypes.CDLL:
         "fkemu_cu_cycles": ([_vp], _u64),
         "fkemu_cu_error": ([_vp], ctypes.c_char_p),
         "fkemu_cu_clear_error": ([_vp], None),
+        "fkemu_cu_stream_push": ([_vp, ctypes.c_char_p, _u64, _int], _int),
+        "fkemu_cu_stream_pop": ([_vp, ctypes.c_char_p, ctypes.POINTER(_u64),
+                                 ctypes.POINTER(_int)], _int),
+        "fkemu_model_free_running": ([], _int),
     }
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)
