@@ -359,3 +359,32 @@ def test_c_simulation_reports_a_broken_stream(plans, tmp_path):
     assert not result.passed
     assert result.summary().startswith("AXI4-Stream protocol broken: ")
     assert "TLAST 0 (expected 1)" in result.summary()
+
+
+def test_sw_emu_free_running_kernel_waits_for_a_beat_on_every_input(tmp_path):
+    """Two input streams: a call only once both hold a beat (int32, x + y)."""
+    folder = tmp_path / "specs" / "pair"
+    folder.mkdir(parents=True)
+    (folder / "_category.yaml").write_text("doc: scratch\ndefaults:\n  dtypes: [int32]\n")
+    (folder / "addz.yaml").write_text(
+        "kernel: addz\ndoc: x + y, free-running\ninputs: [x, y]\noutputs: [z]\n"
+        "streams: [x, y, z]\ncontrol: free_running\nexpression: x + y\n")
+    p = plan(Library(tmp_path / "specs").get("pair/addz"), 2, "int32")
+    cu = _FreeRunning(models.sw_model(p).path)
+    lib, handle = cu.lib, cu.handle
+    try:
+        assert lib.fkemu_model_free_running() == 1
+        for value in (5, 0x7FFFFFFF, 7):
+            assert _push(lib, handle, "x", value, value == 7) == 0
+        lib.fkemu_cu_tick(handle, 10)
+        assert _pop_all(lib, handle, "z") == []  # y has no beat yet
+        assert _push(lib, handle, "y", 1, False) == 0
+        assert _push(lib, handle, "y", 1, False) == 0
+        lib.fkemu_cu_tick(handle, 10)
+        assert _pop_all(lib, handle, "z") == [(6, 0), (0x80000000, 0)]  # int32 wraps
+        assert _push(lib, handle, "y", 0xFFFFFFFF, True) == 0  # -1
+        lib.fkemu_cu_tick(handle, 10)
+        assert _pop_all(lib, handle, "z") == [(6, 1)]  # TLAST from x, the first input
+        assert lib.fkemu_cu_error(handle) is None
+    finally:
+        cu.close()
