@@ -25,7 +25,7 @@ from fpgakern.backends.hls import spectral
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
-from fpgakern.interface import interface
+from fpgakern.interface import Arg, interface
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx, verilator
@@ -101,14 +101,24 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     scalars = [{"name": a.name, "ctype": scalar_type, "offset": a.offset}
                for a in iface.scalars if a.name not in size_names]
     sizes = [{"name": name, "offset": iface.arg(name).offset} for name in size_names]
-    call_args = [p["name"] for p in pointers] + [s["name"] for s in scalars] + \
-        list(size_names)
+    # The kernel's C argument order (interface()): a stream argument is the CU's FIFO of
+    # that port (fkemu_sw_model.hpp), the others the values read above.
+    call_args = [_sw_call_arg(arg) for arg in iface.args]
     return {
         "top": plan.top, "qualname": plan.kernel.qualname, "rung": plan.rung.index,
         "dtype": plan.dtype.name, "kernel_file": kernel_file, "lanes": plan.lanes,
         "word_bytes": word_bytes, "sizes": sizes,
         "pointers": pointers, "scalars": scalars, "call_args": call_args,
+        "free_running": plan.kernel.free_running,
+        "stream_inputs": [a.name for a in iface.streams if a.direction == "in"],
+        "stream_outputs": [a.name for a in iface.streams if a.direction == "out"],
     }
+
+
+def _sw_call_arg(arg: Arg) -> str:
+    if arg.kind != "stream":
+        return arg.name
+    return f'cu->{"input" if arg.direction == "in" else "output"}("{arg.name}")'
 
 
 def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
