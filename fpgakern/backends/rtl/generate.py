@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, rows, sources
+from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, rows, sources, stream
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
 from fpgakern.backends.rtl.top import control_words, environment, port_column
 from fpgakern.backends.templates import file_header, write
@@ -292,6 +292,9 @@ def _design(plan: Plan) -> _Design:
             plan, dp_name, dp, plan.lanes, f"{dp_name}: the compute pipeline of {plan.top}",
             expression)
 
+    if kernel.streams:  # stream ports in place of engines (stream.py)
+        texts[f"{plan.top}.sv"] = stream.render_top(plan, iface, arch, dp_name, dp.latency)
+        return _Design(texts, operators, dp.latency)
     out_w = plan.pointer_bits(kernel.output)
     texts[f"{plan.top}.sv"] = env.get_template(arch.template).render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),

@@ -38,6 +38,8 @@ def control_words(iface: KernelInterface) -> _Control:
     pointers: list[_ArgWord] = []
     scalars: list[_ArgWord] = []
     for arg in iface.args:
+        if arg.kind == "stream":  # an AXI4-Stream port of its own: no register
+            continue
         word = (arg.offset - FIRST_ARG_OFFSET) // 4
         assert word == len(writable), "interface offsets must be contiguous"
         data_words = arg.size // 4
