@@ -29,7 +29,6 @@ from fpgakern.ladder import plan as make_plan
 from fpgakern.spec.library import Library
 from fpgakern.verify import compare, spectral, stimulus
 
-
 # The case whose cycles are reported (fpgakern.verify.rtlsim.MAIN_CASE).
 MAIN_CASE = "random"
 

@@ -24,8 +24,14 @@ import time
 
 import numpy as np
 from cocotb.triggers import ClockCycles, RisingEdge, SimTimeoutError, with_timeout
-from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamBus, AxiStreamFrame
-from cocotbext.axi import AxiStreamSink, AxiStreamSource
+from cocotbext.axi import (
+    AxiLiteBus,
+    AxiLiteMaster,
+    AxiStreamBus,
+    AxiStreamFrame,
+    AxiStreamSink,
+    AxiStreamSource,
+)
 from fk_host import CLOCK_NS, POISON, Run, SimFailure, to_register
 
 from fpgakern.interface import (
@@ -36,6 +42,7 @@ from fpgakern.interface import (
     REG_GIE,
     REG_IER,
     REG_ISR,
+    SIZE_ARG,
     KernelInterface,
 )
 from fpgakern.ladder import Plan
@@ -119,7 +126,7 @@ class StreamHost:
                     await self._write_reg(arg.offset, addresses[arg.name])
                     await self._write_reg(arg.offset + 4, addresses[arg.name] >> 32)
                 elif arg.kind == "scalar":
-                    value = scalars[arg.name] if arg.name in scalars else n
+                    value = n if arg.name == SIZE_ARG else scalars[arg.name]
                     await self._write_reg(arg.offset, to_register(value, arg.ctype))
             await self._write_reg(REG_GIE, 1)
             await self._write_reg(REG_IER, 1)

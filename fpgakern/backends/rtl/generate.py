@@ -17,7 +17,7 @@ from pathlib import Path
 
 from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, rows, sources, stream
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
-from fpgakern.backends.rtl.top import control_words, environment, port_column
+from fpgakern.backends.rtl.top import Microarch, control_words, environment, port_column
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
 from fpgakern.interface import SIZE_ARG, KernelInterface, interface
@@ -41,25 +41,6 @@ class RtlSources:
     interface: KernelInterface
     latency: int  # cycles through the compute pipeline
     lanes: int
-
-
-@dataclass(frozen=True)
-class Microarch:
-    """The numbers a rung sets for the generated RTL (docs/rtl.md explains each)."""
-
-    template: str
-    max_burst: int  # beats per AXI read burst
-    read_outstanding: int  # bursts in flight per read engine
-    write_outstanding: int  # bursts awaiting B per write engine
-    in_fifo_depth: int  # beats of buffering per input (dataflow) or chunk buffer (sequential)
-    out_fifo_depth: int  # beats of output FIFO
-    sink_fifo_depth: int = 0  # reductions: beats of FIFO in front of the accumulator
-    chunk: int = 0  # elements per phase (sequential template only)
-    write_burst: int = 0  # beats per AXI write burst (0: max_burst)
-
-    @property
-    def max_write_burst(self) -> int:
-        return self.write_burst or self.max_burst
 
 
 def _pow2_at_least(value: int) -> int:

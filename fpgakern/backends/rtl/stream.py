@@ -7,16 +7,12 @@ between them is the elementwise datapath every other kernel uses. A free-running
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from fpgakern.backends.rtl.top import control_words, environment, port_column
+from fpgakern.backends.rtl.top import Microarch, control_words, environment, port_column
 from fpgakern.backends.templates import file_header
 from fpgakern.errors import UsageError
 from fpgakern.interface import SIZE_ARG, KernelInterface
 from fpgakern.ladder import Plan
-
-if TYPE_CHECKING:
-    from fpgakern.backends.rtl.generate import Microarch
 
 
 @dataclass(frozen=True)
