@@ -105,6 +105,31 @@ def test_free_running_model_has_no_registers(models):
         cu.pop("x")
 
 
+def test_free_running_model_under_backpressure(models):
+    """square_plus copies each input beat's TLAST, wherever it is, and stalls (loses
+    nothing) while its output FIFO is full: more beats than its FIFOs and the model's
+    hold, popped only after the kernel had to stop."""
+    cu = ModelCU(models["square_plus"], "square_plus")
+    x = np.random.default_rng(3).standard_normal(600).astype(np.float32)
+    words = x.view(np.uint32)
+    sent = 0
+    for _ in range(1000):  # nothing popped: the output FIFO and the kernel's fill up
+        while sent < len(x) and cu.push("x", int(words[sent]), sent % 7 == 6):
+            sent += 1
+        cu.tick(1)
+    assert sent < len(x), "the kernel took every beat although nothing was popped"
+    out: list[tuple[int, bool]] = []
+    for _ in range(3000):
+        while sent < len(x) and cu.push("x", int(words[sent]), sent % 7 == 6):
+            sent += 1
+        while (beat := cu.pop("y")) is not None:
+            out.append(beat)
+        cu.tick(1)
+    expected = (x * x + np.float32(1)).view(np.uint32)
+    assert [d for d, _ in out] == [int(w) for w in expected]
+    assert [last for _, last in out] == [i % 7 == 6 for i in range(len(x))]
+
+
 def test_input_fifo_holds_its_depth(models):
     """An input FIFO takes FKEMU_STREAM_FIFO_DEPTH beats and refuses the next while the
     kernel is not clocked (s2mm is not started: it takes no beat)."""
@@ -132,7 +157,7 @@ def test_chain_of_hw_emu_models(models):
     links = [(cus["mm2s"], "out", cus["square_plus"], "x"),
              (cus["square_plus"], "y", cus["s2mm"], "data")]
     held: list[tuple[int, bool] | None] = [None, None]  # a beat popped, not yet pushed
-    lasts: list[bool] = []
+    lasts: list[list[bool]] = [[], []]  # TLAST of each beat moved, per link
     cycles = 0
     while not cus["s2mm"].interrupt:
         assert cycles < 4 * n, "the chain stalled"
@@ -144,14 +169,13 @@ def test_chain_of_hw_emu_models(models):
                 held[i] = source.pop(out)
             beat = held[i]
             if beat is not None and sink.push(into, *beat):
-                if i == 0:
-                    lasts.append(beat[1])
+                lasts[i].append(beat[1])
                 held[i] = None
     cus["s2mm"].wait(100)
     cus["mm2s"].wait(100)
     expected = x * x + np.float32(1)
     np.testing.assert_array_equal(y.view(np.uint32), expected.view(np.uint32))
-    assert lasts == [False] * (n - 1) + [True]
+    assert lasts[0] == lasts[1] == [False] * (n - 1) + [True]
     print(f"hw_emu chain: n={n} in {cycles} cycles ({n / cycles:.3f} elements/cycle)")
     assert cycles < n + 400  # one element per cycle plus the pipelines' latency
 
