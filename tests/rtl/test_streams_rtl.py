@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from stream_kernels import MIXED_SPECS, STREAM_SPECS, mixed_library
 
 from fpgakern import paths
 from fpgakern.backends.rtl.generate import generate
@@ -24,7 +25,6 @@ from fpgakern.runtime.models import hw_model
 from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim.wrapper import kernel_ports
 
-STREAM_SPECS = Path(__file__).resolve().parents[1] / "data" / "stream_project" / "kernel_specs"
 LIBRARY = Library(STREAM_SPECS)
 CHAIN = ("mm2s", "square_plus", "s2mm")
 AXIS = ("TDATA", "TVALID", "TREADY", "TLAST", "TKEEP", "TSTRB")
@@ -37,6 +37,13 @@ def stream_plan(name: str) -> Plan:
 @pytest.mark.parametrize("name", CHAIN)
 def test_stream_kernel_lints_clean(name, tmp_path):
     result = lint(generate(stream_plan(name), tmp_path))
+    assert result.ok, result.output
+
+
+@pytest.mark.parametrize("name", MIXED_SPECS)
+def test_mixed_stream_kernel_lints_clean(name, tmp_path):
+    p = plan(mixed_library(tmp_path).get(f"mix/{name}"), 2, "float32")
+    result = lint(generate(p, tmp_path / "rtl"))
     assert result.ok, result.output
 
 

@@ -6,9 +6,8 @@ but the timed one. The chain of tests/data/stream_project: mm2s, square_plus
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from stream_kernels import MIXED_SPECS, STREAM_SPECS, mixed_library
 
 from fpgakern.backends.rtl.generate import generate
 from fpgakern.ladder import plan
@@ -16,7 +15,6 @@ from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import simulate
 from fpgakern.verify.rtlsim.wrapper import kernel_ports, render
 
-STREAM_SPECS = Path(__file__).resolve().parents[1] / "data" / "stream_project" / "kernel_specs"
 LIBRARY = Library(STREAM_SPECS)
 SIZE = 300
 
@@ -34,6 +32,14 @@ def test_stream_kernel_simulates(name, sim_run_dir):
     # Memory's 64-cycle latency once per run, the pipeline's latency once: well above
     # 80 % of one element per cycle at 300 elements.
     assert result.elements_per_cycle > 0.75, result.cycles
+
+
+@pytest.mark.parametrize("name", MIXED_SPECS)
+def test_mixed_stream_kernel_simulates(name, tmp_path, sim_run_dir):
+    """Streams and memory ports mixed, with a scalar, and two free-running inputs."""
+    kernel = mixed_library(tmp_path).get(f"mix/{name}")
+    result = simulate(kernel, 2, "float32", size=200, run_dir=sim_run_dir)
+    assert result.passed, result.message
 
 
 def test_free_running_wrapper_has_no_control(tmp_path):
