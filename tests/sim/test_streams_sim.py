@@ -29,9 +29,21 @@ def test_stream_kernel_simulates(name, sim_run_dir):
     assert len(result.cases) > 1 and all(c["passed"] for c in result.cases)
     assert result.ideal_elements_per_cycle == 1.0
     assert result.elements_per_cycle is not None
-    # Memory's 64-cycle latency once per run, the pipeline's latency once: well above
-    # 80 % of one element per cycle at 300 elements.
+    # Memory's 64-cycle latency and the pipeline's once per run: about 300 / (300 + 75).
     assert result.elements_per_cycle > 0.75, result.cycles
+
+
+def test_stream_pauses_reach_the_ports(sim_run_dir):
+    """Gaps and backpressure do happen: the untimed cases of square_plus take longer with
+    them than at full rate, the timed one (random) as long."""
+    kernel = LIBRARY.get("stream_ops/square_plus")
+    runs = [simulate(kernel, 2, "float32", size=SIZE, stream_pause=pause,
+                     run_dir=sim_run_dir) for pause in (0.0, 0.5)]
+    cycles = [{c["label"]: c["cycles"] for c in r.cases} for r in runs]
+    assert cycles[0]["random"] == cycles[1]["random"]
+    # Untimed cases long enough to meet many pauses (size_1's one beat may meet none).
+    untimed = [c["label"] for c in runs[0].cases if c["label"] != "random" and c["size"] > 16]
+    assert untimed and all(cycles[1][x] > 1.5 * cycles[0][x] for x in untimed), cycles
 
 
 @pytest.mark.parametrize("name", MIXED_SPECS)
