@@ -63,6 +63,7 @@ class StreamHost:
         self.memory = memory
         self.clock = dut.ap_clk
         self.rng = random.Random(seed)
+        self.buffer_offset = 0  # bytes into a page where each buffer starts
         kernel = plan.kernel
         self.control = None if kernel.free_running else AxiLiteMaster(
             AxiLiteBus.from_prefix(dut, "cu0_s_axi_control"), dut.ap_clk, dut.ap_rst_n,
@@ -112,12 +113,14 @@ class StreamHost:
         for x in kernel.inputs:
             if x not in self.sources:
                 data = np.ascontiguousarray(tensors[x]).ravel()
-                addresses[x] = self.memory.alloc(data.nbytes, False, f"cu0.{x}")
+                addresses[x] = self.memory.alloc(data.nbytes, False, f"cu0.{x}",
+                                                 self.buffer_offset)
                 self.memory.write(addresses[x], data)
         if kernel.output not in self.sinks:
             out_bytes = n * np.dtype(out_dtype).itemsize
             addresses[kernel.output] = self.memory.alloc(out_bytes, True,
-                                                         f"cu0.{kernel.output}")
+                                                         f"cu0.{kernel.output}",
+                                                         self.buffer_offset)
             self.memory.write(addresses[kernel.output],
                               np.full(out_bytes, POISON, dtype=np.uint8))
         if self.control is not None:
