@@ -145,19 +145,20 @@ def test_input_fifo_holds_its_depth(models):
     assert not cu.push("data", 16, False)
 
 
-def test_chain_of_hw_emu_models(models):
-    """mm2s -> square_plus -> s2mm, each CU ticked one cycle at a time and beats moved
-    between their stream FIFOs after every cycle, until s2mm interrupts: x * x + 1 bit
-    for bit, TLAST on the last beat only, close to one element per cycle."""
-    n = 4096
-    cus = {name: ModelCU(models[name], name) for name in CHAIN}
-    x = np.random.default_rng(7).standard_normal(n).astype(np.float32)
+def _run_chain(cus: dict[str, ModelCU], x: np.ndarray, base: int
+               ) -> tuple[np.ndarray, list[list[bool]], int]:
+    """One run of the chain on ``x``: mm2s and s2mm started, every CU ticked one cycle at a
+    time and the beats moved between their stream FIFOs after each cycle, until s2mm
+    interrupts. Returns s2mm's output, the TLAST of every beat moved on each of the two
+    links and the cycles."""
+    n = x.size
     y = np.zeros(n, np.float32)
-    src, dst = 0x1_0000_0000, 0x2_0000_0000
-    cus["mm2s"].map(src, x, writable=False)
-    cus["s2mm"].map(dst, y, writable=True)
-    _program(cus["mm2s"], "mm2s", "mem", src, n)
-    _program(cus["s2mm"], "s2mm", "mem", dst, n)
+    for cu in cus.values():
+        cu.unmap_all()
+    cus["mm2s"].map(base, x, writable=False)
+    cus["s2mm"].map(base + 0x1000_0000, y, writable=True)
+    _program(cus["mm2s"], "mm2s", "mem", base, n)
+    _program(cus["s2mm"], "s2mm", "mem", base + 0x1000_0000, n)
     cus["s2mm"].start()
     cus["mm2s"].start()
     links = [(cus["mm2s"], "out", cus["square_plus"], "x"),
@@ -166,7 +167,7 @@ def test_chain_of_hw_emu_models(models):
     lasts: list[list[bool]] = [[], []]  # TLAST of each beat moved, per link
     cycles = 0
     while not cus["s2mm"].interrupt:
-        assert cycles < 4 * n, "the chain stalled"
+        assert cycles < 4 * n + 1000, "the chain stalled"
         for cu in cus.values():
             cu.tick(1)
         cycles += 1
@@ -179,11 +180,23 @@ def test_chain_of_hw_emu_models(models):
                 held[i] = None
     cus["s2mm"].wait(100)
     cus["mm2s"].wait(100)
-    expected = x * x + np.float32(1)
-    np.testing.assert_array_equal(y.view(np.uint32), expected.view(np.uint32))
-    assert lasts[0] == lasts[1] == [False] * (n - 1) + [True]
-    print(f"hw_emu chain: n={n} in {cycles} cycles ({n / cycles:.3f} elements/cycle)")
-    assert cycles < n + 400  # one element per cycle plus the pipelines' latency
+    return y, lasts, cycles
+
+
+def test_chain_of_hw_emu_models(models):
+    """mm2s -> square_plus -> s2mm as a link's stream_connect joins them: x * x + 1 bit
+    for bit, TLAST on the last beat only, close to one element per cycle; then a second,
+    shorter run on the same CUs (ap_continue, the streams' FIFOs empty again)."""
+    cus = {name: ModelCU(models[name], name) for name in CHAIN}
+    rng = np.random.default_rng(7)
+    for n in (4096, 37):
+        x = rng.standard_normal(n).astype(np.float32)
+        y, lasts, cycles = _run_chain(cus, x, 0x1_0000_0000)
+        expected = x * x + np.float32(1)
+        np.testing.assert_array_equal(y.view(np.uint32), expected.view(np.uint32))
+        assert lasts[0] == lasts[1] == [False] * (n - 1) + [True]
+        print(f"hw_emu chain: n={n} in {cycles} cycles ({n / cycles:.3f} elements/cycle)")
+        assert cycles < n + 400  # one element per cycle plus the pipelines' latency
 
 
 def test_models_without_streams_answer_minus_one():
