@@ -209,11 +209,17 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
         except (ToolError, UsageError) as err:
             raise ToolError(f"no RTL for {plan.kernel.qualname} opt{plan.rung.index} "
                             f"{plan.dtype.name}: {err}") from None
-        source = _render("hw_model.cpp.j2", top=plan.top, qualname=plan.kernel.qualname,
+        kernel = plan.kernel
+        # A free-running kernel has no bundle at all: its beats are its streams' 32 bits.
+        data_bits = max((plan.bundle_bits(b) for b in plan.bundles), default=plan.port_bits)
+        source = _render("hw_model.cpp.j2", top=plan.top, qualname=kernel.qualname,
                          rung=plan.rung.index, dtype=plan.dtype.name,
-                         data_bytes=max(plan.bundle_bits(b) for b in plan.bundles) // 8,
+                         data_bytes=data_bits // 8,
                          bundles=plan.bundles,
-                         bundle_bytes={b: plan.bundle_bits(b) // 8 for b in plan.bundles})
+                         bundle_bytes={b: plan.bundle_bits(b) // 8 for b in plan.bundles},
+                         in_streams=[s for s in plan.streams if s in kernel.inputs],
+                         out_streams=[s for s in plan.streams if s in kernel.outputs],
+                         free_running=kernel.free_running)
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
         key = sha256_text("hw_emu", verilator.version(), gxx.identity(),
                           *VERILATOR_FLAGS, *verilator.make_variables(), *HW_CXXFLAGS, source,
