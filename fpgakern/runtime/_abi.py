@@ -59,16 +59,6 @@ def load_library(path: Path) -> ctypes.CDLL:
                                  ctypes.POINTER(_int)], _int),
         "fkemu_model_free_running": ([], _int),
     }
-    # ABI 3's stream ports (fkemu_model.h): bound where the library exports them (sw_emu
-    # models do; hw_emu models once fkemu_hw_model.hpp has its stream FIFOs).
-    stream_signatures = {
-        "fkemu_cu_stream_push": ([_vp, ctypes.c_char_p, _u64, _int], _int),
-        "fkemu_cu_stream_pop": ([_vp, ctypes.c_char_p, ctypes.POINTER(_u64),
-                                 ctypes.POINTER(_int)], _int),
-        "fkemu_model_free_running": ([], _int),
-    }
-    signatures.update({name: sig for name, sig in stream_signatures.items()
-                       if hasattr(lib, name)})
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)
         fn.argtypes = args
