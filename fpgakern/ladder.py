@@ -518,14 +518,20 @@ class Plan:
         return min(compute, memory)
 
 
+def not_built(kernel: Kernel, rung_index: int) -> str:
+    """Why ``kernel`` refuses rung ``rung_index``, as a message."""
+    why = "; a kernel with stream ports builds the dataflow rung only" if kernel.streams else ""
+    return (f"{kernel.qualname} does not build rung {rung_index} "
+            f"(its rungs: {', '.join(map(str, kernel.rungs))}{why})")
+
+
 def plan(kernel: Kernel, rung_index: int, dtype_name: str, *,
          memory: MemorySystem | None = None, bank_per_port: bool = False) -> Plan:
     """The plan for one kernel x rung x dtype, after checking the kernel declares both.
     ``memory`` is the platform's (``Platform.memory_system()``); rung 5, which is sized
     by it, takes the default platform's when none is given."""
     if not builds(kernel, rung_index):
-        raise UsageError(f"{kernel.qualname} does not build rung {rung_index} "
-                         f"(its rungs: {', '.join(map(str, kernel.rungs))})")
+        raise UsageError(not_built(kernel, rung_index))
     if dtype_name not in kernel.dtypes:
         raise UsageError(f"{kernel.qualname} has no dtype {dtype_name!r} "
                          f"(its dtypes: {', '.join(kernel.dtypes)})")

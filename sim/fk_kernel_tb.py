@@ -17,6 +17,7 @@ from pathlib import Path
 import cocotb
 import numpy as np
 from fk_host import ROW_KINDS, FastMemory, Host, RamMemory, SimFailure
+from fk_stream_host import StreamHost
 
 from fpgakern.interface import interface
 from fpgakern.ir import shapes
@@ -27,6 +28,7 @@ from fpgakern.ladder import MemorySystem
 from fpgakern.ladder import plan as make_plan
 from fpgakern.spec.library import Library
 from fpgakern.verify import compare, spectral, stimulus
+from fpgakern.verify.rtlsim import MAIN_CASE  # the case whose cycles are reported
 
 
 def load_job() -> dict:
@@ -100,7 +102,11 @@ async def run_kernel(dut) -> None:
                   bank_per_port=job.get("bank_per_port", False))
     dtype = DTYPES[job["dtype"]]
     memory = make_memory(job, p)
-    host = Host(dut, p, interface(p), memory, job["cus"])
+    host: Host | StreamHost
+    if p.streams:  # AxiStreamSource/Sink on the stream ports (sim/fk_stream_host.py)
+        host = StreamHost(dut, p, interface(p), memory, job.get("seed", 1))
+    else:
+        host = Host(dut, p, interface(p), memory, job["cus"])
     host.buffer_offset = job.get("buffer_offset", 0)
     await host.reset()
     results = []
@@ -111,6 +117,9 @@ async def run_kernel(dut) -> None:
             entry["sizes"] = shapes.sizes(kernel.kind, kernel.layout, main.shape)
         try:
             timeout = timeout_for(p, case.size, job["latency"])
+            if isinstance(host, StreamHost):
+                # Gaps and backpressure on the streams, but for the timed case.
+                host.set_pause(0.0 if case.label == MAIN_CASE else job.get("stream_pause", 0))
             if kernel.kind in ROW_KINDS:  # whole shaped tensors, rows padded and stripped
                 run, actual = await host.call_rows(case.tensors, case.scalars, timeout)
             elif kernel.kind == "transform":  # rows in, rows out, each padded and stripped

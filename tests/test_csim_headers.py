@@ -1,4 +1,5 @@
-"""The csim stand-ins for hls_stream.h, hls_vector.h and hls_math.h, tested in C++."""
+"""The csim stand-ins for hls_stream.h, hls_vector.h, hls_math.h, ap_int.h and
+ap_axi_sdata.h, tested in C++."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ TEST = r"""
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include "ap_axi_sdata.h"
+#include "ap_int.h"
 #include "hls_math.h"
 #include "hls_stream.h"
 #include "hls_vector.h"
@@ -48,6 +51,23 @@ int main() {
     double q = hls::nan("");
     float qf = hls::nanf("");
     assert(q != q && qf != qf);
+
+    // AXI4-Stream beats: -1 is all ones in the field's width, values keep their low bits.
+    typedef ap_axiu<32, 0, 0, 0> beat_t;
+    beat_t beat;
+    beat.data = 0xDEADBEEFu;
+    beat.keep = -1;
+    beat.strb = -1;
+    beat.last = true;
+    assert(beat.data.to_uint() == 0xDEADBEEFu && beat.keep.to_uint() == 0xFu);
+    assert(beat.strb.to_uint() == 0xFu && beat.last.to_uint() == 1u && beat.last == 1);
+    beat.last = 2;  // one bit: the low bit of 2
+    assert(beat.last.to_uint() == 0u);
+    ap_uint<64> wide = -1;
+    assert(wide.to_uint64() == ~0ull && wide.length() == 64);
+    hls::stream<beat_t> axis("axis");
+    axis.write(beat);
+    assert(axis.read().data.to_uint() == 0xDEADBEEFu && axis.empty());
     std::puts("ok");
     return 0;
 }

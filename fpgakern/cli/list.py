@@ -53,9 +53,10 @@ def command(specs: Path | None, as_json: bool) -> None:
             # a spec's top: shows beside its dtype (the default <kernel>_<tag> goes unsaid)
             named = dict(k.tops)
             dtypes = ", ".join(f"{d} (top {named[d]})" if d in named else d for d in k.dtypes)
-            row = (k.name, k.kind, k.mirrors or "", k.definition, dtypes, rungs)
+            kind = f"{k.kind} ({k.ports_note})" if k.ports_note else k.kind
+            row = (k.name, kind, k.mirrors or "", k.definition, dtypes, rungs)
             table.add_row(*(Text(cell) for cell in row))
-            lines.append(Text(f"  {k.qualname}: {k.definition}; kind {k.kind}; mirrors "
+            lines.append(Text(f"  {k.qualname}: {k.definition}; kind {kind}; mirrors "
                               f"{k.mirrors or '-'}; dtypes {dtypes}; rungs {rungs}"))
         tables.append((table, lines))
     print_tables(console, tables)

@@ -21,7 +21,7 @@ from fpgakern.cli._common import (
 )
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ir.kernel import Kernel
-from fpgakern.ladder import builds
+from fpgakern.ladder import builds, not_built
 from fpgakern.link import platforms
 from fpgakern.report.tables import print_table
 from fpgakern.verify.rtlsim import DEFAULT_LATENCY, Memory, SimResult, simulate
@@ -43,8 +43,7 @@ def _jobs(kernels: list[Kernel], rung: int | None, dtype: str | None,
     for k in kernels:
         if rung is not None and not builds(k, rung):
             if explicit:
-                raise UsageError(f"{k.qualname} does not build rung {rung} "
-                                 f"(its rungs: {', '.join(map(str, k.rungs))})")
+                raise UsageError(not_built(k, rung))
             continue
         if dtype is not None and dtype not in k.dtypes:
             if explicit:

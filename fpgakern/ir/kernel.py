@@ -175,6 +175,15 @@ class Kernel:
         return () if self.free_running else shape_rules.SIZE_ARGS[self.kind]
 
     @property
+    def ports_note(self) -> str:
+        """The kernel's stream ports and control, for listings ("" for a kernel of memory
+        pointers only)."""
+        if not self.streams:
+            return ""
+        control = "free-running, " if self.free_running else ""
+        return f"{control}streams {', '.join(self.streams)}"
+
+    @property
     def memory_ports(self) -> tuple[str, ...]:
         """Inputs, then outputs, that are pointers to device memory (not streams)."""
         return tuple(p for p in (*self.inputs, *self.outputs) if p not in self.streams)

@@ -54,6 +54,10 @@ def load_library(path: Path) -> ctypes.CDLL:
         "fkemu_cu_cycles": ([_vp], _u64),
         "fkemu_cu_error": ([_vp], ctypes.c_char_p),
         "fkemu_cu_clear_error": ([_vp], None),
+        "fkemu_cu_stream_push": ([_vp, ctypes.c_char_p, _u64, _int], _int),
+        "fkemu_cu_stream_pop": ([_vp, ctypes.c_char_p, ctypes.POINTER(_u64),
+                                 ctypes.POINTER(_int)], _int),
+        "fkemu_model_free_running": ([], _int),
     }
     for name, (args, result) in signatures.items():
         fn = getattr(lib, name)
@@ -114,9 +118,11 @@ class ModelCU:
         self.handle = self.lib.fkemu_cu_new()
         self.lib.fkemu_cu_configure(self.handle, read_latency, write_latency)
         self._keep: list[np.ndarray] = []  # mapped arrays stay alive while mapped
-        # Interrupt on ap_done, as XRT sets it up: global enable and IER bit 0.
-        self.write(REG_GIE, 1)
-        self.write(REG_IER, 1)
+        self.free_running = bool(self.lib.fkemu_model_free_running())
+        if not self.free_running:  # ap_ctrl_none has no registers and no interrupt
+            # Interrupt on ap_done, as XRT sets it up: global enable and IER bit 0.
+            self.write(REG_GIE, 1)
+            self.write(REG_IER, 1)
         self._started_at = 0
 
     def close(self) -> None:
@@ -158,6 +164,31 @@ class ModelCU:
         if self.lib.fkemu_cu_place(self.handle, bundle.encode(),
                                    bank.handle if bank else None) != 0:
             raise EmulationError(f"{self.name}: no m_axi port {bundle!r} to place on a bank")
+
+    # ------------------------------------------------------------------ streams
+    def push(self, port: str, data: int, last: bool) -> bool:
+        """Offer one beat to input stream ``port``: False when its FIFO is full."""
+        status = self.lib.fkemu_cu_stream_push(self.handle, port.encode(), data, int(last))
+        if status < 0:
+            raise EmulationError(f"{self.name}: no input stream {port!r}")
+        return status == 0
+
+    def pop(self, port: str) -> tuple[int, bool] | None:
+        """The next beat (TDATA, TLAST) of output stream ``port``, None when none waits."""
+        data, last = _u64(), _int()
+        status = self.lib.fkemu_cu_stream_pop(self.handle, port.encode(), ctypes.byref(data),
+                                              ctypes.byref(last))
+        if status < 0:
+            raise EmulationError(f"{self.name}: no output stream {port!r}")
+        return (int(data.value), bool(last.value)) if status == 0 else None
+
+    def tick(self, cycles: int = 1) -> None:
+        """Advance the CU's clock ``cycles`` cycles (hw_emu; sw_emu runs what streams allow)."""
+        self.lib.fkemu_cu_tick(self.handle, cycles)
+
+    @property
+    def interrupt(self) -> bool:
+        return bool(self.lib.fkemu_cu_interrupt(self.handle))
 
     # ------------------------------------------------------------------ runs
     def start(self) -> None:

@@ -25,7 +25,7 @@ from fpgakern.backends.hls import spectral
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
-from fpgakern.interface import interface
+from fpgakern.interface import Arg, interface
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx, verilator
@@ -101,14 +101,24 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     scalars = [{"name": a.name, "ctype": scalar_type, "offset": a.offset}
                for a in iface.scalars if a.name not in size_names]
     sizes = [{"name": name, "offset": iface.arg(name).offset} for name in size_names]
-    call_args = [p["name"] for p in pointers] + [s["name"] for s in scalars] + \
-        list(size_names)
+    # The kernel's C argument order (interface()): a stream argument is the CU's FIFO of
+    # that port (fkemu_sw_model.hpp), the others the values read above.
+    call_args = [_sw_call_arg(arg) for arg in iface.args]
     return {
         "top": plan.top, "qualname": plan.kernel.qualname, "rung": plan.rung.index,
         "dtype": plan.dtype.name, "kernel_file": kernel_file, "lanes": plan.lanes,
         "word_bytes": word_bytes, "sizes": sizes,
         "pointers": pointers, "scalars": scalars, "call_args": call_args,
+        "free_running": plan.kernel.free_running,
+        "stream_inputs": [a.name for a in iface.streams if a.direction == "in"],
+        "stream_outputs": [a.name for a in iface.streams if a.direction == "out"],
     }
+
+
+def _sw_call_arg(arg: Arg) -> str:
+    if arg.kind != "stream":
+        return arg.name
+    return f'cu->{"input" if arg.direction == "in" else "output"}("{arg.name}")'
 
 
 def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
@@ -199,11 +209,17 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
         except (ToolError, UsageError) as err:
             raise ToolError(f"no RTL for {plan.kernel.qualname} opt{plan.rung.index} "
                             f"{plan.dtype.name}: {err}") from None
-        source = _render("hw_model.cpp.j2", top=plan.top, qualname=plan.kernel.qualname,
+        kernel = plan.kernel
+        # A free-running kernel has no bundle at all: its beats are its streams' 32 bits.
+        data_bits = max((plan.bundle_bits(b) for b in plan.bundles), default=plan.port_bits)
+        source = _render("hw_model.cpp.j2", top=plan.top, qualname=kernel.qualname,
                          rung=plan.rung.index, dtype=plan.dtype.name,
-                         data_bytes=max(plan.bundle_bits(b) for b in plan.bundles) // 8,
+                         data_bytes=data_bits // 8,
                          bundles=plan.bundles,
-                         bundle_bytes={b: plan.bundle_bits(b) // 8 for b in plan.bundles})
+                         bundle_bytes={b: plan.bundle_bits(b) // 8 for b in plan.bundles},
+                         in_streams=[s for s in plan.streams if s in kernel.inputs],
+                         out_streams=[s for s in plan.streams if s in kernel.outputs],
+                         free_running=kernel.free_running)
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
         key = sha256_text("hw_emu", verilator.version(), gxx.identity(),
                           *VERILATOR_FLAGS, *verilator.make_variables(), *HW_CXXFLAGS, source,

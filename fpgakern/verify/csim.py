@@ -46,9 +46,13 @@ from fpgakern.verify.stimulus import Case
 
 # The testbench's exit status: every result matches the reference, or one differs (it
 # has written every result file either way). Anything else is a failed run: 2 usage,
-# 3 stream misuse (the hls_stream.h stand-in), 4 an unreadable or too large case file.
+# 3 stream misuse (the hls_stream.h stand-in), 4 an unreadable or too large case file,
+# 5 a kernel with AXI4-Stream ports broke the protocol (hls_templates/stream/testbench:
+# a beat left unread or missing, TLAST not on exactly the last beat, TKEEP/TSTRB not full).
 TB_MATCH = 0
 TB_MISMATCH = 1
+TB_STREAM_MISUSE = 3
+TB_STREAM_PROTOCOL = 5
 
 CXXFLAGS = (*gxx.FLAGS, "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv",
             "-ffp-contract=off")
@@ -285,6 +289,18 @@ def _judge(plan: Plan, case: Case, actual: np.ndarray, oracle: Oracle) -> compar
     return compare.compare(expected, actual, accuracy, reduced)
 
 
+def testbench_failure(status: int, output: str) -> str:
+    """Why a testbench run that neither matched nor mismatched failed, from its exit
+    status and what it printed (the first line: the first thing that went wrong)."""
+    lines = output.strip().splitlines()
+    reason = lines[0] if lines else f"exit code {status}"
+    if status == TB_STREAM_PROTOCOL:
+        return f"AXI4-Stream protocol broken: {reason}"
+    if status == TB_STREAM_MISUSE:
+        return f"testbench failed (stream misuse): {reason}"
+    return f"testbench failed: {reason}"
+
+
 def run(plan: Plan, sources: HlsSources, cases: Sequence[Case | ShapedCase], work_dir: Path,
         *, flush_subnormals: bool = False) -> CsimResult:
     """Compile (or reuse) the testbench, run every case, compare with the reference
@@ -316,9 +332,8 @@ def run(plan: Plan, sources: HlsSources, cases: Sequence[Case | ShapedCase], wor
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     (work_dir / "csim.log").write_text(done.stdout + done.stderr)
     if done.returncode not in (TB_MATCH, TB_MISMATCH):
-        lines = (done.stderr or done.stdout).strip().splitlines()
-        reason = lines[0] if lines else f"exit code {done.returncode}"
-        return CsimResult(False, error=f"testbench failed: {reason}")
+        return CsimResult(False, error=testbench_failure(done.returncode,
+                                                         done.stderr or done.stdout))
     out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
     oracle: Oracle = flush if flush_subnormals else reference
     results = []

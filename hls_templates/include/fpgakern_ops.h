@@ -258,6 +258,33 @@ inline float abs(cfloat x) {
     return (a == kFloatInf || b == kFloatInf) ? kFloatInf : r;
 }
 
+// A 32-bit element as the bit pattern an AXI4-Stream beat's TDATA carries, and back
+// (float32 travels as its IEEE bits, int32 as its two's complement bits).
+inline uint32_t to_bits(float x) {
+    union {
+        float f;
+        uint32_t u;
+    } pun;
+    pun.f = x;
+    return pun.u;
+}
+inline uint32_t to_bits(int32_t x) { return static_cast<uint32_t>(x); }
+template <typename T>
+T from_bits(uint32_t bits);
+template <>
+inline float from_bits<float>(uint32_t bits) {
+    union {
+        uint32_t u;
+        float f;
+    } pun;
+    pun.u = bits;
+    return pun.f;
+}
+template <>
+inline int32_t from_bits<int32_t>(uint32_t bits) {
+    return static_cast<int32_t>(bits);
+}
+
 }  // namespace fk
 
 #endif  // FPGAKERN_OPS_H

@@ -51,6 +51,12 @@ def expression(node: expr.Node, names: dict[str, str]) -> str:
     raise TypeError(node)
 
 
+def axis_beat(bits: int) -> str:
+    """The AXI4-Stream beat of ``bits``-bit elements: ap_axiu<bits, 0, 0, 0> (TDATA, TKEEP,
+    TSTRB and TLAST), as kernel.xml's stream<ap_axiu<32, 0, 0, 0> >& names it."""
+    return f"ap_axiu<{bits}, 0, 0, 0>"
+
+
 @dataclass(frozen=True)
 class CSpelling:
     """The C++ names and snippets a kernel's templates are written in terms of."""
@@ -144,7 +150,14 @@ class CSpelling:
             return arg
         return f"{self.element_name}({', '.join(args)})"
 
+    def beat(self, name: str) -> str:
+        """The AXI4-Stream beat type of stream argument ``name`` (Vitis' ap_axi_sdata.h):
+        its element's bits in TDATA, no TUSER, TID or TDEST."""
+        return axis_beat(self.plan.pointer_bits(name))
+
     def param(self, arg: Arg) -> str:
+        if arg.kind == "stream":  # an axis port: hls::stream of beats, by reference
+            return f"hls::stream<{self.beat(arg.name)} >& {arg.name}"
         if arg.kind == "scalar":
             size = arg.name in self.plan.kernel.size_args  # n; a shaped kind's sizes
             return f"{'int' if size else self.S} {arg.name}"

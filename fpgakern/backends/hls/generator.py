@@ -17,6 +17,8 @@ from fpgakern.ladder import MemorySystem, Plan
 
 # Headers shipped with every kernel (part of its sources).
 KERNEL_HEADERS = ("fpgakern_ops.h",)
+# The template folder of kernels with AXI4-Stream ports (Kernel.streams).
+STREAM_TEMPLATES = "stream"
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,18 @@ def context(plan: Plan) -> dict[str, object]:
     }
 
 
+def template_kind(plan: Plan) -> str:
+    """The template folder a plan's kernel dispatches on: ``stream`` for a kernel with
+    AXI4-Stream ports (an elementwise kernel whose inputs or output are hls::stream
+    arguments), else its kind."""
+    return STREAM_TEMPLATES if plan.kernel.streams else plan.kernel.kind
+
+
 def render_template(plan: Plan, name: str) -> str:
     """Render one HLS template for ``plan``, dispatched on the kernel's kind (never its
-    category): ``hls_templates/<kind>/<name>`` when the kind overrides it."""
-    return templates.render(templates_dir(), plan.kernel.kind, name, **context(plan))
+    category): ``hls_templates/<kind>/<name>`` when the kind overrides it (a stream
+    kernel's: ``hls_templates/stream``)."""
+    return templates.render(templates_dir(), template_kind(plan), name, **context(plan))
 
 
 def render_kernel(plan: Plan) -> str:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, rows, sources
+from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, rows, sources, stream
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
-from fpgakern.backends.rtl.top import control_words, environment, port_column
+from fpgakern.backends.rtl.top import Microarch, control_words, environment, port_column
 from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
 from fpgakern.interface import SIZE_ARG, KernelInterface, interface
@@ -41,25 +41,6 @@ class RtlSources:
     interface: KernelInterface
     latency: int  # cycles through the compute pipeline
     lanes: int
-
-
-@dataclass(frozen=True)
-class Microarch:
-    """The numbers a rung sets for the generated RTL (docs/rtl.md explains each)."""
-
-    template: str
-    max_burst: int  # beats per AXI read burst
-    read_outstanding: int  # bursts in flight per read engine
-    write_outstanding: int  # bursts awaiting B per write engine
-    in_fifo_depth: int  # beats of buffering per input (dataflow) or chunk buffer (sequential)
-    out_fifo_depth: int  # beats of output FIFO
-    sink_fifo_depth: int = 0  # reductions: beats of FIFO in front of the accumulator
-    chunk: int = 0  # elements per phase (sequential template only)
-    write_burst: int = 0  # beats per AXI write burst (0: max_burst)
-
-    @property
-    def max_write_burst(self) -> int:
-        return self.write_burst or self.max_burst
 
 
 def _pow2_at_least(value: int) -> int:
@@ -292,6 +273,9 @@ def _design(plan: Plan) -> _Design:
             plan, dp_name, dp, plan.lanes, f"{dp_name}: the compute pipeline of {plan.top}",
             expression)
 
+    if kernel.streams:  # stream ports in place of engines (stream.py)
+        texts[f"{plan.top}.sv"] = stream.render_top(plan, iface, arch, dp_name, dp.latency)
+        return _Design(texts, operators, dp.latency)
     out_w = plan.pointer_bits(kernel.output)
     texts[f"{plan.top}.sv"] = env.get_template(arch.template).render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),

@@ -1,7 +1,8 @@
-"""What every generated top module shares: the template environment, the register map's
-argument words (for fk_axil_ctrl) and the port list's layout. The kernel generators
-(generate.py for the expression kinds, fft_sequential.py and fft_stream.py for the
-transforms) each render their own top from these."""
+"""What every generated top module shares: the template environment, the rung's numbers
+(Microarch), the register map's argument words (for fk_axil_ctrl) and the port list's
+layout. The kernel generators (generate.py for the expression kinds, stream.py for
+kernels with stream ports, fft_sequential.py and fft_stream.py for the transforms) each
+render their own top from these."""
 
 from __future__ import annotations
 
@@ -14,6 +15,25 @@ import jinja2
 from fpgakern.interface import FIRST_ARG_OFFSET, KernelInterface
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@dataclass(frozen=True)
+class Microarch:
+    """The numbers a rung sets for the generated RTL (docs/rtl.md explains each)."""
+
+    template: str
+    max_burst: int  # beats per AXI read burst
+    read_outstanding: int  # bursts in flight per read engine
+    write_outstanding: int  # bursts awaiting B per write engine
+    in_fifo_depth: int  # beats of buffering per input (dataflow) or chunk buffer (sequential)
+    out_fifo_depth: int  # beats of output FIFO
+    sink_fifo_depth: int = 0  # reductions: beats of FIFO in front of the accumulator
+    chunk: int = 0  # elements per phase (sequential template only)
+    write_burst: int = 0  # beats per AXI write burst (0: max_burst)
+
+    @property
+    def max_write_burst(self) -> int:
+        return self.write_burst or self.max_burst
 
 
 @dataclass(frozen=True)
@@ -38,6 +58,8 @@ def control_words(iface: KernelInterface) -> _Control:
     pointers: list[_ArgWord] = []
     scalars: list[_ArgWord] = []
     for arg in iface.args:
+        if arg.kind == "stream":  # an AXI4-Stream port of its own: no register
+            continue
         word = (arg.offset - FIRST_ARG_OFFSET) // 4
         assert word == len(writable), "interface offsets must be contiguous"
         data_words = arg.size // 4

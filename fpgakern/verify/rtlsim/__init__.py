@@ -35,6 +35,9 @@ MAIN_CASE = "random"
 # instantiates it N times: its C++ (and compile time) then stays one CU's, where inlined
 # CUs grow it by one kernel each (10 rung-4 add CUs: 318,000 lines of C++).
 HIER_MIN_CUS = 5  # the case whose cycles are reported
+# Stream kernels: the probability of a gap (source) or of backpressure (sink) per cycle on
+# every stream port, in the untimed cases.
+STREAM_PAUSE = 0.25
 
 
 @dataclass
@@ -232,6 +235,7 @@ def simulate(
     memory_system: MemorySystem | None = None,
     bank_per_port: bool = False,
     shape: tuple[int, ...] | None = None,
+    stream_pause: float = STREAM_PAUSE,
 ) -> SimResult:
     """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
 
@@ -253,6 +257,10 @@ def simulate(
 
     ``shape``: the main tensor's shape in a shaped kernel's ``random`` case (default: one
     of about ``size`` elements, stimulus.broadcast_shape).
+
+    ``stream_pause``: a stream kernel's AxiStreamSource leaves a cycle without a beat, and
+    its AxiStreamSink without TREADY, with this probability in every case but the timed
+    one (MAIN_CASE), which runs its streams at full rate (sim/fk_stream_host.py).
     """
     p = plan(kernel, rung, dtype, memory=memory_system, bank_per_port=bank_per_port)
     result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
@@ -276,7 +284,7 @@ def simulate(
     folder = run_dir or run_dir_for(p, memory)
     wave_file = folder / f"waves.{wave_format()}" if waves else None
     job = {
-        "specs": str(kernel.source.parent.parent),
+        "specs": str(kernel.source.parent.parent.resolve()),  # the run changes folder
         "kernel": kernel.qualname,
         "rung": rung,
         "dtype": dtype,
@@ -293,6 +301,7 @@ def simulate(
         "buffer_offset": buffer_offset,
         "seed": seed,
         "shape": list(shape) if shape else None,
+        "stream_pause": stream_pause,
         **bank_job(p),
     }
     data, log = run_test(model, "fk_kernel_tb", job, folder, waves=wave_file, timeout=timeout)
@@ -358,7 +367,7 @@ def regmap_tests(kernel: Kernel, rung: int, dtype: str, *, latency: int = DEFAUL
     """Run the register-map tests (sim/fk_regmap_tb.py) on one kernel variant."""
     p = plan(kernel, rung, dtype)
     model = build_model(p, "fast", speed="quick")
-    job = {"specs": str(kernel.source.parent.parent), "kernel": kernel.qualname,
+    job = {"specs": str(kernel.source.parent.parent.resolve()), "kernel": kernel.qualname,
            "rung": rung, "dtype": dtype, "latency": latency}
     folder = run_dir or run_dir_for(p, "fast").with_name("sim-regmap")
     return run_cocotb_tests(model, "fk_regmap_tb", job, folder)

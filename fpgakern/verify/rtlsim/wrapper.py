@@ -33,6 +33,11 @@ MEM_SIGNALS = (
     "bvalid", "bready", "bresp",
 )
 
+# An AXI4-Stream port's signals as the kernel names them (Vitis: <name>_TDATA ...); the
+# wrapper exports them per CU in lower case (cu0_<name>_tdata), as cocotbext-axi's
+# AxiStreamBus.from_prefix expects.
+_STREAM_RE = re.compile(r"^(\w+)_T(DATA|VALID|READY|LAST|KEEP|STRB)$")
+
 _PORT_RE = re.compile(
     r"^\s*(input|output)\s+(?:logic|wire|reg|bit)?\s*(\[[^\]]+\])?\s*(\w+)\s*[,)]?", re.M
 )
@@ -50,6 +55,13 @@ class Port:
     width: str  # "[511:0]" or ""
     name: str
     tie: str | None = None  # what drives a kernel input the wrapper does not serve
+
+    @property
+    def stream_name(self) -> str:
+        """The wrapper's name of a stream signal (x_TDATA: x_tdata)."""
+        match = _STREAM_RE.match(self.name)
+        assert match, self.name
+        return f"{match.group(1)}_t{match.group(2).lower()}"
 
 
 def kernel_ports(top_file: Path, top: str) -> list[Port]:
@@ -70,12 +82,15 @@ class Bundle:
 
 def render(top: str, top_file: Path, bundles: dict[str, int], cus: int,
            memory: Memory, *, hier: bool = False) -> str:
-    """The wrapper's SystemVerilog for ``cus`` instances of ``top``. With ``hier`` each
-    instance is a :data:`CU_MODULE` around ``top``, which :func:`hier_config` makes a
-    hierarchical block (fast memory model only: AxiRam reaches the ports through VPI)."""
+    """The wrapper's SystemVerilog for ``cus`` instances of ``top``; a kernel's AXI4-Stream
+    ports are exported per CU (``cu0_<name>_tdata``), for the testbench to drive. With
+    ``hier`` each instance is a :data:`CU_MODULE` around ``top``, which :func:`hier_config`
+    makes a hierarchical block (fast memory model only: AxiRam reaches the ports through
+    VPI; not for stream kernels, which have one CU)."""
     ports = kernel_ports(top_file, top)
     names = {p.name for p in ports}
     control = [p for p in ports if p.name.startswith("s_axi_control_")]
+    streams = [p for p in ports if _STREAM_RE.match(p.name)]
     masters: list[Port] = []
     for p in ports:
         if not p.name.startswith("m_axi_"):
@@ -86,9 +101,14 @@ def render(top: str, top_file: Path, bundles: dict[str, int], cus: int,
         masters.append(Port(p.direction, p.width, p.name, tie))
     missing = [f"m_axi_{b}_{s}" for b in bundles for s in MEM_SIGNALS
                if f"m_axi_{b}_{s}" not in names]
-    if missing or not control or "interrupt" not in names:
+    # A free-running kernel (ap_ctrl_none) has neither control port nor interrupt: only
+    # streams.
+    free_running = bool(streams) and not control and "interrupt" not in names
+    if missing or (not free_running and (not control or "interrupt" not in names)):
         absent = missing[:4] or ["s_axi_control_*" if not control else "interrupt"]
         raise ToolError(f"{top}: the kernel lacks Vitis RTL-kernel ports: {', '.join(absent)}")
+    if streams and hier:
+        raise ToolError(f"{top}: a stream kernel is not simulated as hierarchical blocks")
     return _environment().get_template("sim_top.sv.j2").render(
         wrapper=WRAPPER,
         top=top,
@@ -98,6 +118,8 @@ def render(top: str, top_file: Path, bundles: dict[str, int], cus: int,
         memory=memory,
         control=control,
         masters=masters,
+        streams=streams,
+        free_running=free_running,
         bundles=[Bundle(b, w, MEM_SIGNALS) for b, w in bundles.items()],
     )
 

@@ -5,6 +5,15 @@
 //   FKEMU_TOP_NAME       "<top>"
 //   FKEMU_DATA_BYTES     bytes per m_axi data beat (the element's 4 or 8, or 64 at rung 4)
 //   FKEMU_FOR_EACH_BUNDLE(X)  X(gmem0) X(gmem1) ... one per m_axi bundle
+//   FKEMU_FOR_EACH_IN_STREAM(X), FKEMU_FOR_EACH_OUT_STREAM(X)  X(x) ... one per AXI4-Stream
+//                        input (output) port, named as the kernel names it
+//   FKEMU_FREE_RUNNING   1 for an ap_ctrl_none kernel (no s_axi_control, no interrupt)
+//
+// Stream ports (ABI 3): each is a FIFO of FKEMU_STREAM_FIFO_DEPTH beats between the
+// runtime (fkemu_cu_stream_push/pop) and the RTL port. Every cycle the front beat of an
+// input FIFO is offered on TVALID/TDATA/TLAST and popped when the kernel's TREADY takes
+// it; an output port's TREADY is high while its FIFO has room, and each beat handed over
+// on TVALID is appended to the FIFO.
 //
 // One clock cycle is: drive the memory model's outputs, settle the design with ap_clk
 // low, sample every valid/ready pair (the handshakes of this edge), raise ap_clk, then
@@ -270,6 +279,36 @@ class AxiPort {
     Out out_;
 };
 
+// One AXI4-Stream beat: 32-bit TDATA (in the low bits) and TLAST.
+struct Beat {
+    uint64_t data = 0;
+    bool last = false;
+};
+
+// The FIFO of FKEMU_STREAM_FIFO_DEPTH beats between the runtime and a stream port.
+class StreamFifo {
+  public:
+    bool full() const { return beats_.size() >= FKEMU_STREAM_FIFO_DEPTH; }
+    const Beat* front() const { return beats_.empty() ? nullptr : &beats_.front(); }
+    // false when full (nothing taken)
+    bool push(const Beat& beat) {
+        if (full()) return false;
+        beats_.push_back(beat);
+        return true;
+    }
+    // false when empty
+    bool pop(Beat* beat = nullptr) {
+        if (beats_.empty()) return false;
+        if (beat) *beat = beats_.front();
+        beats_.pop_front();
+        return true;
+    }
+    void clear() { beats_.clear(); }
+
+  private:
+    std::deque<Beat> beats_;
+};
+
 }  // namespace fkemu
 
 struct fkemu_cu {
@@ -286,14 +325,20 @@ struct fkemu_cu {
 
     void reset() {
         top->ap_rst_n = 0;
+#if !FKEMU_FREE_RUNNING
         top->s_axi_control_awvalid = 0;
         top->s_axi_control_wvalid = 0;
         top->s_axi_control_bready = 0;
         top->s_axi_control_arvalid = 0;
         top->s_axi_control_rready = 0;
+#endif
 #define FKEMU_PORT_RESET(B) port_##B.reset(); drive_##B();
         FKEMU_FOR_EACH_BUNDLE(FKEMU_PORT_RESET)
 #undef FKEMU_PORT_RESET
+#define FKEMU_STREAM_RESET(S) stream_##S.clear();
+        FKEMU_FOR_EACH_IN_STREAM(FKEMU_STREAM_RESET)
+        FKEMU_FOR_EACH_OUT_STREAM(FKEMU_STREAM_RESET)
+#undef FKEMU_STREAM_RESET
         for (int i = 0; i < 8; ++i) cycle();  // synchronous reset, held a few cycles
         top->ap_rst_n = 1;
         cycle();
@@ -309,23 +354,58 @@ struct fkemu_cu {
     // One cycle of this CU within emulated cycle `at` (which other CUs may share).
     void step(uint64_t at) {
         top->ap_clk = 0;
+        // The stream FIFOs' side of this edge: what they offer, whether they take.
+#define FKEMU_STREAM_DRIVE(S) drive_stream_##S();
+        FKEMU_FOR_EACH_IN_STREAM(FKEMU_STREAM_DRIVE)
+        FKEMU_FOR_EACH_OUT_STREAM(FKEMU_STREAM_DRIVE)
+#undef FKEMU_STREAM_DRIVE
         top->eval();
         // Handshakes of this edge, sampled while every signal is settled.
 #define FKEMU_SAMPLE(B) sample_##B();
         FKEMU_FOR_EACH_BUNDLE(FKEMU_SAMPLE)
 #undef FKEMU_SAMPLE
+#define FKEMU_STREAM_SAMPLE(S) sample_stream_##S();
+        FKEMU_FOR_EACH_IN_STREAM(FKEMU_STREAM_SAMPLE)
+        FKEMU_FOR_EACH_OUT_STREAM(FKEMU_STREAM_SAMPLE)
+#undef FKEMU_STREAM_SAMPLE
+#if !FKEMU_FREE_RUNNING
         c_aw = top->s_axi_control_awvalid && top->s_axi_control_awready;
         c_w = top->s_axi_control_wvalid && top->s_axi_control_wready;
         c_b = top->s_axi_control_bvalid && top->s_axi_control_bready;
         c_ar = top->s_axi_control_arvalid && top->s_axi_control_arready;
         c_r = top->s_axi_control_rvalid && top->s_axi_control_rready;
         c_rdata = top->s_axi_control_rdata;
+#endif
         top->ap_clk = 1;
         top->eval();
         ++now;
 #define FKEMU_UPDATE(B) port_##B.update(now, at, s_##B); drive_##B();
         FKEMU_FOR_EACH_BUNDLE(FKEMU_UPDATE)
 #undef FKEMU_UPDATE
+#define FKEMU_STREAM_UPDATE(S) update_stream_##S();
+        FKEMU_FOR_EACH_IN_STREAM(FKEMU_STREAM_UPDATE)
+        FKEMU_FOR_EACH_OUT_STREAM(FKEMU_STREAM_UPDATE)
+#undef FKEMU_STREAM_UPDATE
+    }
+
+    // The FIFO of stream port `name` of direction `input`, or nullptr.
+    fkemu::StreamFifo* stream(const char* name, bool input) {
+#define FKEMU_FIND_STREAM(S) if (std::strcmp(name, #S) == 0) return &stream_##S;
+        if (input) {
+            FKEMU_FOR_EACH_IN_STREAM(FKEMU_FIND_STREAM)
+        } else {
+            FKEMU_FOR_EACH_OUT_STREAM(FKEMU_FIND_STREAM)
+        }
+#undef FKEMU_FIND_STREAM
+        return nullptr;
+    }
+
+    bool interrupt() const {
+#if FKEMU_FREE_RUNNING
+        return false;  // ap_ctrl_none: no interrupt line
+#else
+        return top->__SYM__interrupt;
+#endif
     }
 
     // Place the port of bundle `name` (e.g. "gmem0") on `bank`; false: no such bundle.
@@ -336,6 +416,11 @@ struct fkemu_cu {
         return false;
     }
 
+#if FKEMU_FREE_RUNNING
+    // No control port: every register access fails.
+    int write(uint32_t, uint32_t) { return -1; }
+    int read(uint32_t, uint32_t*) { return -1; }
+#else
     int write(uint32_t offset, uint32_t value) {
         top->s_axi_control_awaddr = offset;
         top->s_axi_control_awvalid = 1;
@@ -381,6 +466,7 @@ struct fkemu_cu {
         top->s_axi_control_arvalid = 0;
         return -1;
     }
+#endif
 
 #define FKEMU_PORT_MEMBERS(B)                                                   \
     fkemu::AxiPort port_##B;                                                  \
@@ -431,6 +517,40 @@ struct fkemu_cu {
         top->m_axi_##B##_bid = 0;                                             \
     }
 
+    // An input stream: the FIFO's front beat offered to the kernel, popped when taken.
+#define FKEMU_IN_STREAM_MEMBERS(S)                                              \
+    fkemu::StreamFifo stream_##S;                                             \
+    bool taken_##S = false;                                                   \
+    void drive_stream_##S() {                                                 \
+        const fkemu::Beat* b = stream_##S.front();                            \
+        top->S##_TVALID = b != nullptr;                                       \
+        top->S##_TDATA = b ? static_cast<uint32_t>(b->data) : 0;              \
+        top->S##_TLAST = b && b->last;                                        \
+        top->S##_TKEEP = 0xF;                                                 \
+        top->S##_TSTRB = 0xF;                                                 \
+    }                                                                         \
+    void sample_stream_##S() { taken_##S = top->S##_TVALID && top->S##_TREADY; } \
+    void update_stream_##S() {                                                \
+        if (taken_##S) stream_##S.pop();                                      \
+    }
+    // An output stream: ready while the FIFO has room; each beat handed over is kept.
+#define FKEMU_OUT_STREAM_MEMBERS(S)                                             \
+    fkemu::StreamFifo stream_##S;                                             \
+    bool given_##S = false;                                                   \
+    fkemu::Beat beat_##S;                                                     \
+    void drive_stream_##S() { top->S##_TREADY = !stream_##S.full(); }         \
+    void sample_stream_##S() {                                                \
+        given_##S = top->S##_TVALID && top->S##_TREADY;                       \
+        if (given_##S) beat_##S = fkemu::Beat{top->S##_TDATA, top->S##_TLAST != 0}; \
+    }                                                                         \
+    void update_stream_##S() {                                                \
+        if (given_##S) stream_##S.push(beat_##S);                             \
+    }
+    FKEMU_FOR_EACH_IN_STREAM(FKEMU_IN_STREAM_MEMBERS)
+    FKEMU_FOR_EACH_OUT_STREAM(FKEMU_OUT_STREAM_MEMBERS)
+#undef FKEMU_IN_STREAM_MEMBERS
+#undef FKEMU_OUT_STREAM_MEMBERS
+
     static constexpr int kControlTimeout = 1000;
     std::unique_ptr<VerilatedContext> context;
     std::unique_ptr<FKEMU_TOP> top;
@@ -470,15 +590,33 @@ int fkemu_cu_read(fkemu_cu* cu, uint32_t offset, uint32_t* value) {
 }
 
 // Verilator renames the port `interrupt` (a reserved word in its C++ output).
-int fkemu_cu_interrupt(fkemu_cu* cu) { return cu->top->__SYM__interrupt ? 1 : 0; }
+int fkemu_cu_interrupt(fkemu_cu* cu) { return cu->interrupt() ? 1 : 0; }
 
 int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t max_cycles) {
     for (uint64_t i = 0; i < max_cycles; ++i) {
-        if (cu->top->__SYM__interrupt) return 0;
+        if (cu->interrupt()) return 0;
         cu->cycle();
     }
-    return cu->top->__SYM__interrupt ? 0 : -1;
+    return cu->interrupt() ? 0 : -1;
 }
+
+int fkemu_cu_stream_push(fkemu_cu* cu, const char* port, uint64_t data, int last) {
+    fkemu::StreamFifo* fifo = cu->stream(port, true);
+    if (!fifo) return -1;
+    return fifo->push(fkemu::Beat{data & 0xFFFFFFFFu, last != 0}) ? 0 : 1;
+}
+
+int fkemu_cu_stream_pop(fkemu_cu* cu, const char* port, uint64_t* data, int* last) {
+    fkemu::StreamFifo* fifo = cu->stream(port, false);
+    if (!fifo) return -1;
+    fkemu::Beat beat;
+    if (!fifo->pop(&beat)) return 1;
+    *data = beat.data;
+    *last = beat.last ? 1 : 0;
+    return 0;
+}
+
+int fkemu_model_free_running(void) { return FKEMU_FREE_RUNNING; }
 
 void fkemu_cu_tick(fkemu_cu* cu, uint64_t cycles) {
     for (uint64_t i = 0; i < cycles; ++i) cu->cycle();
@@ -502,7 +640,7 @@ int fkemu_cus_wait_interrupt(fkemu_cu** cus, unsigned count, unsigned which,
     fkemu_cu* waited = cus[which];
     uint64_t order = 0x9E3779B97F4A7C15ULL;
     for (uint64_t i = 0; i < max_cycles; ++i) {
-        if (waited->top->__SYM__interrupt) return 0;
+        if (waited->interrupt()) return 0;
         const uint64_t at = ++fkemu::epoch();
         // Every CU still running takes this cycle; a CU whose interrupt is up has
         // finished and waits for its acknowledgement without advancing its clock. The
@@ -515,10 +653,10 @@ int fkemu_cus_wait_interrupt(fkemu_cu** cus, unsigned count, unsigned which,
         const unsigned first = static_cast<unsigned>(order % count);
         for (unsigned k = 0; k < count; ++k) {
             fkemu_cu* cu = cus[(k + first) % count];
-            if (!cu->top->__SYM__interrupt) cu->step(at);
+            if (!cu->interrupt()) cu->step(at);
         }
     }
-    return waited->top->__SYM__interrupt ? 0 : -1;
+    return waited->interrupt() ? 0 : -1;
 }
 
 const char* fkemu_cu_error(fkemu_cu* cu) { return cu->errors.first(); }

@@ -1,11 +1,22 @@
 // sw_emu compute unit: the compiled HLS C++ kernel behind the HLS control register map.
 //
-// Included by the generated model source after the kernel itself; the source then
-// defines fkemu_sw_invoke(), which reads the argument registers, translates the pointer
-// registers through the mapped buffers and calls the kernel. Writing ap_start runs the
-// kernel to completion at once (software emulation has no clock), then sets ap_done and
-// ap_idle, and the interrupt as the HLS slave would (GIE and IER bit 0). Reading CTRL
-// clears ap_done; ISR bits toggle on a write of 1.
+// Included by the generated model source after the kernel itself; the source first
+// defines FKEMU_TOP_NAME, FKEMU_FREE_RUNNING and the names of the kernel's input and
+// output AXI4-Stream ports (fkemu_sw_stream_inputs, fkemu_sw_stream_outputs, each ended
+// by nullptr), and then defines fkemu_sw_ready(), whether the input streams hold what
+// one run reads, and fkemu_sw_invoke(), which reads the argument registers, translates
+// the pointer registers through the mapped buffers and calls the kernel.
+//
+// Writing ap_start runs the kernel to completion at once when its input streams hold the
+// n beats it reads (always, for a kernel without input streams: software emulation has
+// no clock), else at the first fkemu_cu_tick (or wait) that finds them there; then it
+// sets ap_done and ap_idle, and the interrupt as the HLS slave would (GIE and IER bit 0).
+// Reading CTRL clears ap_done; ISR bits toggle on a write of 1.
+//
+// Each stream port is an hls::stream of beats held by the CU, the very object the kernel
+// is given: fkemu_cu_stream_push writes into an input's, fkemu_cu_stream_pop reads from
+// an output's (unbounded FIFOs, as the csim model's). A free-running kernel (ap_ctrl_none)
+// has no registers: fkemu_cu_tick calls it once for every complete set of input beats.
 #ifndef FKEMU_SW_MODEL_HPP
 #define FKEMU_SW_MODEL_HPP
 
@@ -13,11 +24,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 
+#include "ap_axi_sdata.h"
 #include "fkemu_memory.hpp"
 #include "fkemu_model.h"
 #include "hls_stream.h"
+
+// One AXI4-Stream beat of a 32-bit element, and a stream port's FIFO of them.
+typedef ap_axiu<32, 0, 0, 0> fkemu_beat;
+typedef hls::stream<fkemu_beat> fkemu_axis;
 
 struct fkemu_cu {
     static constexpr uint32_t kRegs = 0x1000 / 4;
@@ -25,8 +43,29 @@ struct fkemu_cu {
     bool done = false;
     bool idle = true;
     bool ready = false;
+    bool pending = false;  // ap_start seen, waiting for the input streams' beats
     fkemu::Memory memory;
     std::string error;
+    std::map<std::string, std::unique_ptr<fkemu_axis>> inputs, outputs;  // stream ports
+
+    fkemu_cu() {
+        for (const char* const* name = fkemu_sw_stream_inputs; *name; ++name) {
+            inputs[*name].reset(new fkemu_axis(*name));
+        }
+        for (const char* const* name = fkemu_sw_stream_outputs; *name; ++name) {
+            outputs[*name].reset(new fkemu_axis(*name));
+        }
+    }
+    ~fkemu_cu() {  // beats nobody took are dropped (the stand-in would report them)
+        fkemu_beat beat;
+        for (auto* ports : {&inputs, &outputs}) {
+            for (auto& port : *ports) {
+                while (port.second->read_nb(beat)) {}
+            }
+        }
+    }
+    fkemu_axis& input(const char* name) { return *inputs.at(name); }
+    fkemu_axis& output(const char* name) { return *outputs.at(name); }
 
     uint32_t reg(uint32_t offset) const { return regs[(offset / 4) % kRegs]; }
     uint64_t reg64(uint32_t offset) const {
@@ -52,6 +91,7 @@ struct fkemu_cu {
     }
 };
 
+static bool fkemu_sw_ready(fkemu_cu* cu);
 static void fkemu_sw_invoke(fkemu_cu* cu);
 
 // The csim stand-in's hls_stream.h reports stream misuse here instead of ending the
@@ -62,6 +102,25 @@ static std::string& fkemu_stream_misuse() {
 }
 static void fkemu_record_stream_misuse(const char* message) {
     if (fkemu_stream_misuse().empty()) fkemu_stream_misuse() = message;
+}
+
+// One call of the kernel, with stream misuse recorded as the CU's error.
+static void fkemu_sw_call(fkemu_cu* cu) {
+    fkemu_stream_misuse().clear();
+    fpgakern_csim::on_stream_misuse() = &fkemu_record_stream_misuse;
+    fkemu_sw_invoke(cu);
+    if (!fkemu_stream_misuse().empty() && cu->error.empty()) {
+        cu->error = "C simulation failed: " + fkemu_stream_misuse();
+    }
+}
+
+// A started run, once the input streams hold its beats: to completion, then done.
+static void fkemu_sw_try_run(fkemu_cu* cu) {
+    if (!cu->pending || !fkemu_sw_ready(cu)) return;
+    cu->pending = false;
+    fkemu_sw_call(cu);
+    cu->done = cu->ready = cu->idle = true;
+    cu->regs[3] |= cu->regs[2] & 0x3;  // ISR |= IER (done and ready events)
 }
 
 extern "C" {
@@ -81,22 +140,16 @@ int fkemu_cu_map(fkemu_cu* cu, uint64_t dev_addr, void* host, uint64_t bytes, in
 void fkemu_cu_unmap_all(fkemu_cu* cu) { cu->memory.clear(); }
 
 int fkemu_cu_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
-    if (offset >= 0x1000 || offset % 4 != 0) return -1;
+    if (FKEMU_FREE_RUNNING || offset >= 0x1000 || offset % 4 != 0) return -1;
     if (offset == 0x0C) {  // ISR: toggle on write
         cu->regs[3] ^= value & 0x3;
         return 0;
     }
     if (offset == 0x00) {
-        if (value & 0x1) {  // ap_start: run the kernel now
+        if (value & 0x1) {  // ap_start: run the kernel now, or once its beats are in
             cu->idle = false;
-            fkemu_stream_misuse().clear();
-            fpgakern_csim::on_stream_misuse() = &fkemu_record_stream_misuse;
-            fkemu_sw_invoke(cu);
-            if (!fkemu_stream_misuse().empty() && cu->error.empty()) {
-                cu->error = "C simulation failed: " + fkemu_stream_misuse();
-            }
-            cu->done = cu->ready = cu->idle = true;
-            cu->regs[3] |= cu->regs[2] & 0x3;  // ISR |= IER (done and ready events)
+            cu->pending = true;
+            fkemu_sw_try_run(cu);
         }
         cu->regs[0] = value & 0x80;  // auto_restart is the only stored bit
         return 0;
@@ -106,7 +159,7 @@ int fkemu_cu_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
 }
 
 int fkemu_cu_read(fkemu_cu* cu, uint32_t offset, uint32_t* value) {
-    if (offset >= 0x1000 || offset % 4 != 0) return -1;
+    if (FKEMU_FREE_RUNNING || offset >= 0x1000 || offset % 4 != 0) return -1;
     if (offset == 0x00) {
         *value = (cu->done ? 0x2u : 0u) | (cu->idle ? 0x4u : 0u) | (cu->ready ? 0x8u : 0u) |
                  cu->regs[0];
@@ -118,12 +171,47 @@ int fkemu_cu_read(fkemu_cu* cu, uint32_t offset, uint32_t* value) {
 }
 
 int fkemu_cu_interrupt(fkemu_cu* cu) { return (cu->regs[1] & 1) && (cu->regs[3] & 3) ? 1 : 0; }
-int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t) { return fkemu_cu_interrupt(cu) ? 0 : -1; }
-void fkemu_cu_tick(fkemu_cu*, uint64_t) {}
+int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t) {
+    fkemu_sw_try_run(cu);
+    return fkemu_cu_interrupt(cu) ? 0 : -1;
+}
+// What the streams allow: a started run whose beats are in; a free-running kernel once
+// per complete set of input beats (no clock: `cycles` does not matter).
+void fkemu_cu_tick(fkemu_cu* cu, uint64_t) {
+    if (!FKEMU_FREE_RUNNING) {
+        fkemu_sw_try_run(cu);
+        return;
+    }
+    while (fkemu_sw_ready(cu) && cu->error.empty()) fkemu_sw_call(cu);
+}
 uint64_t fkemu_cu_cycles(fkemu_cu*) { return 0; }
 
 const char* fkemu_cu_error(fkemu_cu* cu) { return cu->error.empty() ? nullptr : cu->error.c_str(); }
 void fkemu_cu_clear_error(fkemu_cu* cu) { cu->error.clear(); }
+
+int fkemu_cu_stream_push(fkemu_cu* cu, const char* port, uint64_t data, int last) {
+    const auto found = cu->inputs.find(port ? port : "");
+    if (found == cu->inputs.end()) return -1;
+    fkemu_beat beat;
+    beat.data = static_cast<uint32_t>(data);
+    beat.keep = -1;
+    beat.strb = -1;
+    beat.last = last != 0;
+    found->second->write(beat);  // unbounded: never full
+    return 0;
+}
+
+int fkemu_cu_stream_pop(fkemu_cu* cu, const char* port, uint64_t* data, int* last) {
+    const auto found = cu->outputs.find(port ? port : "");
+    if (found == cu->outputs.end()) return -1;
+    fkemu_beat beat;
+    if (!found->second->read_nb(beat)) return 1;
+    if (data) *data = beat.data.to_uint64();
+    if (last) *last = beat.last.to_uint() != 0 ? 1 : 0;
+    return 0;
+}
+
+int fkemu_model_free_running(void) { return FKEMU_FREE_RUNNING; }
 
 }  // extern "C"
 
