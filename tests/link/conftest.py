@@ -1,17 +1,15 @@
-"""Fixtures for the link tests: sample files, plans, small .xo files and linked designs."""
+"""Fixtures for the link tests: plans, small .xo files and linked designs (their helpers:
+link_support.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from link_support import must_show_inputs
 
-from fpgakern import paths
 from fpgakern.ladder import Plan, plan
-from fpgakern.link import kernel_xml, linker, platforms, xclbin, xo
-
-DATA = paths.SOURCE_ROOT / "tests" / "data" / "xclbin"
-SAMPLES = sorted(DATA.glob("*.xclbin"))
+from fpgakern.link import linker, platforms, xclbin, xo
 
 
 @pytest.fixture
@@ -46,15 +44,6 @@ def build_xo(fixture_sources):
         hls, rtl = fixture_sources(p.top)
         return xo.write_xo(p, xo.default_path(p, root), hls, rtl)
     return make
-
-
-def must_show_inputs(make_plan) -> list[linker.LinkInput]:
-    """binary_ops/add@opt3 (4 CUs), unary_ops/exp and reduce_ops/sum at opt4."""
-    out = []
-    for name, rung in (("binary_ops/add", 3), ("unary_ops/exp", 4), ("reduce_ops/sum", 4)):
-        p = make_plan(name, rung)
-        out.append(linker.LinkInput(kernel_xml.from_plan(p), p.compute_units, origin=name))
-    return out
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import struct
 from dataclasses import replace
 
 import pytest
-from conftest import DATA
+from link_support import DATA
 from test_link_samples import pynq_xclbin_parser
 
 from fpgakern.link import axlf, config, groups, kernel_xml, linker, platforms, xclbin

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import DATA, SAMPLES
+from link_support import DATA, SAMPLES
 
 from fpgakern.cli import main
 from fpgakern.link import axlf, vitis, xo

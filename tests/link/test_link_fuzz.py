@@ -8,9 +8,9 @@ import struct
 import zipfile
 
 import pytest
-from conftest import SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from link_support import SAMPLES
 
 from fpgakern.errors import FpgakernError
 from fpgakern.link.axlf import HEADER, SECTION_HEADER

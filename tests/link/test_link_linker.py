@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import must_show_inputs
+from link_support import must_show_inputs
 
 from fpgakern.errors import UsageError
 from fpgakern.link import axlf, config, kernel_xml, linker, platforms, repro, xclbin

@@ -8,7 +8,7 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import DATA, SAMPLES
+from link_support import DATA, SAMPLES
 
 from fpgakern.link.inspect import dump_section, format_report, inspect_bytes
 

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, device_for, fake_build, variant
+from runtime_support import LIBRARY, device_for, fake_build, variant
 
 import fpgakern.runtime as rt
 from fpgakern.errors import UsageError

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import device_for, variant
+from runtime_support import device_for, variant
 
 torch = pytest.importorskip("torch")
 

@@ -11,7 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import variant
+from runtime_support import variant
 
 from fpgakern.backends import host
 from fpgakern.ir.ops import OPS

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, emulation_env, for_target, link_xclbin, variant
+from runtime_support import LIBRARY, emulation_env, for_target, link_xclbin, variant
 
 from fpgakern.backends import host
 from fpgakern.runtime import emu

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import LIBRARY, variant
+from runtime_support import LIBRARY, variant
 
 from fpgakern.backends import host
 from fpgakern.link import linker, platforms, resolve, xclbin

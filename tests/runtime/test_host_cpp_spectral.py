@@ -10,7 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, emulation_env, for_target, link_xclbin, variant
+from runtime_support import LIBRARY, emulation_env, for_target, link_xclbin, variant
 
 from fpgakern.backends import host
 from fpgakern.ir import fft

@@ -26,7 +26,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import emulation_env
+from runtime_support import emulation_env
 
 from fpgakern.link import axlf, config, linker, platforms, resolve, xclbin
 from fpgakern.link.sections import Connection, MemData, decode, encode

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, variant
+from runtime_support import LIBRARY, variant
 
 from fpgakern import runtime as rt
 from fpgakern.link import linker, platforms, resolve, xclbin

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import device_for, hw_params, sw_variants, variant
+from runtime_support import device_for, hw_params, sw_variants, variant
 
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.runtime.check import run_case

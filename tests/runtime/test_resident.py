@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import variant
+from runtime_support import variant
 
 import fpgakern.runtime as rt
 from fpgakern.errors import UsageError

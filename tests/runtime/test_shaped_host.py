@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import LIBRARY
+from runtime_support import LIBRARY
 
 from fpgakern.errors import UsageError
 from fpgakern.ir import shapes

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import device_for
+from runtime_support import device_for
 
 from fpgakern.ladder import plan
 from fpgakern.runtime import Device, open_plans

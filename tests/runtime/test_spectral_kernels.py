@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from conftest import device_for
+from runtime_support import device_for
 
 from fpgakern.errors import UsageError
 from fpgakern.ir import fft

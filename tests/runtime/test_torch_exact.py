@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import FLAT_KERNELS, LIBRARY, sw_library_device, torch_farther, variant
+from runtime_support import FLAT_KERNELS, LIBRARY, sw_library_device, torch_farther, variant
 
 torch = pytest.importorskip("torch")
 

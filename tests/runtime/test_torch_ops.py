@@ -31,7 +31,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import FLAT_KERNELS, LIBRARY, torch_farther, variant
+from runtime_support import FLAT_KERNELS, LIBRARY, torch_farther, variant
 
 torch = pytest.importorskip("torch")
 

@@ -6,7 +6,7 @@ kernels' answers against torch: test_torch_shaped_kernels.py."""
 from __future__ import annotations
 
 import pytest
-from conftest import LIBRARY, variant
+from runtime_support import LIBRARY, variant
 
 torch = pytest.importorskip("torch")
 F = pytest.importorskip("torch.nn.functional")

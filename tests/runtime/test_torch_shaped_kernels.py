@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import LIBRARY, device_for
+from runtime_support import LIBRARY, device_for
 
 torch = pytest.importorskip("torch")
 F = pytest.importorskip("torch.nn.functional")
