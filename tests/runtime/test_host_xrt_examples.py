@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import struct
 import subprocess
 from pathlib import Path
@@ -422,3 +423,16 @@ def test_stream_rules(programs, stream_chain, target):
                          "mm2s.out host type: stream<ap_axiu<32, 0, 0, 0> >&",
                          "square_plus_1 control none: yes, base ffffffffffffffff"]
     assert "s2mm:s2mm_1: stream chain stalled" in done.stderr
+
+
+def test_a_chain_without_models_for_the_target_is_an_error_not_a_crash(programs,
+                                                                     stream_chain, tmp_path):
+    """A config that names only sw_emu models (prepare --target sw_emu) and an hw_emu run:
+    load_xclbin fails with the config's message; the half-loaded device closes cleanly
+    (the free-running CU has no model instance yet)."""
+    xclbin_path = tmp_path / "chain.hw_emu.xclbin"
+    shutil.copy(stream_chain["hw_emu"], xclbin_path)
+    emu.prepare(xclbin_path, ("sw_emu",), specs=STREAM_SPECS)
+    done = run(programs["stream_chain"], xclbin_path, target="hw_emu", ok=False)
+    assert done.returncode != 0 and done.returncode != -signal.SIGSEGV
+    assert "fpgakern_emu.cfg has no hw_emu model for kernel mm2s" in done.stderr

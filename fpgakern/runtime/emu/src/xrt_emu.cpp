@@ -824,7 +824,8 @@ class device_impl {
                              cu.cycles);
             }
             for (const ComputeUnit& cu : cus_) {
-                if (!cu.free_running) continue;
+                // A load that failed part-way leaves CUs without a model instance.
+                if (!cu.free_running || !cu.cu) continue;
                 std::fprintf(stderr, "fpgakern hw_emu: %s:%s free-running, %" PRIu64 " cycles\n",
                              cu.kernel.c_str(), cu.name.c_str(), cu.model->cycles(cu.cu));
             }
