@@ -17,6 +17,7 @@ import torch
 from torch import fx
 
 from fpgakern.compiler.specs import FusedSpec
+from fpgakern.ir.kernel import Kernel
 from fpgakern.runtime.device import Device, KernelHandle
 from fpgakern.runtime.resident import DeviceArray, Transfers
 from fpgakern.runtime.torch_ops import plus_zero
@@ -119,14 +120,25 @@ class CompiledGraph:
         if cycles is not None:
             stats.cycles = (stats.cycles or 0) + cycles
         shape = _result_shape(spec)
-        if isinstance(out, DeviceArray):
-            return out if out.shape == shape else _reshape(out, shape)
-        result = torch.from_numpy(np.asarray(out)).reshape(shape)
         # torch's sums start from +0.0, so a zero sum is +0.0; the kernels' partials merge
-        # from -0.0, the identity that keeps every sum's bits (as the torch ops do).
-        reduction = handle.kernel.reduction
-        return plus_zero(result) if reduction is not None and reduction.name in (
-            "sum", "mean") else result
+        # from -0.0, the identity that keeps every sum's bits (as the torch ops do). A sum's
+        # results therefore come back to the host for +0.0, also a row sum's (one value
+        # per row), which a later kernel uploads again: 1 / sum(-0, -0) is +inf.
+        if not _sums(handle.kernel):
+            if isinstance(out, DeviceArray):
+                return out if out.shape == shape else _reshape(out, shape)
+            return torch.from_numpy(np.asarray(out)).reshape(shape)
+        values = out.to_numpy() if isinstance(out, DeviceArray) else np.asarray(out)
+        return plus_zero(torch.from_numpy(values).reshape(shape))
+
+
+def _sums(kernel: Kernel) -> bool:
+    """Whether the kernel's result is a sum or mean: of all its elements, or of each row."""
+    final = kernel.reduction
+    if final is None:
+        staged = kernel.staged(kernel.dtypes[0])
+        final = staged.final if staged is not None else None
+    return final is not None and final.name in ("sum", "mean")
 
 
 def _result_shape(spec: FusedSpec) -> tuple[int, ...]:

@@ -137,6 +137,10 @@ def build_spec(terms: list[Term]) -> FusedSpec:
         if last:
             expression = text
         else:
+            if term.role == "row_stat" and term.source in _SUMS:
+                # torch's row sums start from +0.0 (a zero sum is +0.0, whatever its
+                # zeros' signs); the kernel's IEEE sum of -0.0s is -0.0.
+                text = f"{text} + 0"
             lets.append((value, text))
     root = terms[-1]
     if root.role == "pick":

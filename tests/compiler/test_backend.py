@@ -236,6 +236,30 @@ def test_special_values_give_eager_bits_through_a_fused_kernel(cache):
     assert bool(same.all()), (got, want)
 
 
+ZERO_SUMS = {
+    "row sums": lambda x: x.sum(-1),
+    "row sums into a kernel": lambda x: 1.0 / (x.sum(-1) + x.mean(-1)),
+    "a row sum inside a row kernel": lambda x: x + x.sum(-1, keepdim=True),
+    "a row mean inside a row kernel": lambda x: x * 2.0 + x.mean(-1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", ZERO_SUMS)
+def test_sums_of_negative_zeros_are_plus_zero_as_torchs(cache, name):
+    """torch's sums start from +0.0: a row of -0.0s sums to +0.0 (1 / it is +inf); the
+    kernels' IEEE sum of -0.0s is -0.0, so the backend adds +0.0 to every sum it uses."""
+    f = ZERO_SUMS[name]
+    x = torch.full((4, 8), -0.0)
+    x[1] = torch.linspace(-2.0, 3.0, 8)
+    with torch.no_grad():
+        got = compiled(f, cache, strict=True)(x)
+    want = f(x)
+    zero_rows = [0, 2, 3]  # all -0.0: exactly torch's bits, +0.0 (and +inf)
+    assert torch.equal(got[zero_rows].view(torch.int32), want[zero_rows].view(torch.int32)), \
+        (got, want)
+    assert torch.allclose(got[1], want[1], rtol=1e-6, atol=1e-6)  # a sum in another order
+
+
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (1,), (17,), (3, 5)])
 def test_empty_and_odd_sized_tensors(cache, shape):
     def f(x):
