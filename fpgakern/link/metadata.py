@@ -47,7 +47,9 @@ def embedded_metadata(design: Design, project: str) -> bytes:
         _Connection("core", REGION, bank.tag, cu.name, port)
         for cu in design.cus for port, banks in cu.port_banks for bank in banks
     ] + [
-        _Connection("kernel", s.src_cu, s.src_port, s.dst_cu, s.dst_port)
+        # A kernel's port, upper-cased as EMBEDDED_METADATA names ports (the template
+        # upper-cases every dstPort; a core srcPort is a bank tag and keeps its case).
+        _Connection("kernel", s.src_cu, s.src_port.upper(), s.dst_cu, s.dst_port)
         for s in design.streams
     ]
     kernels = [{"desc": k, "cus": design.cus_of(k)} for k in design.kernels]

@@ -127,7 +127,7 @@ def test_chain_metadata_connections(descs):
     core = xml.find("platform/device/core")
     kernel_links = [c.attrib for c in core.iter("connection") if c.get("srcType") == "kernel"]
     assert [(c["srcInst"], c["srcPort"], c["dstInst"], c["dstPort"]) for c in kernel_links] \
-        == [("mm2s_1", "out", "square_plus_1", "X"), ("square_plus_1", "y", "s2mm_1", "DATA")]
+        == [("mm2s_1", "OUT", "square_plus_1", "X"), ("square_plus_1", "Y", "s2mm_1", "DATA")]
     free = next(k for k in core.iter("kernel") if k.get("name") == "square_plus")
     assert [i.find("addrRemap") for i in free.iter("instance")] == [None]
 
