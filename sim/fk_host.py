@@ -176,7 +176,7 @@ class RamMemory:
                             ram.write_if.b_channel, ram.read_if.ar_channel,
                             ram.read_if.r_channel)
                 for channel in channels:
-                    channel.set_pause_generator(_pauses(rng.randrange(1 << 30),
+                    channel.set_pause_generator(pauses(rng.randrange(1 << 30),
                                                         self.backpressure))
             self.rams.append(ram)
         self.reset()
@@ -225,7 +225,8 @@ def _turbo(on: bool) -> None:
     ctypes.CDLL(None).fk_sim_turbo(int(on))
 
 
-def _pauses(seed: int, probability: float):
+def pauses(seed: int, probability: float):
+    """A cocotbext-axi pause generator: True (pause this cycle) with ``probability``."""
     rng = random.Random(seed)
     while True:
         yield rng.random() < probability
@@ -401,10 +402,34 @@ class Host:
     async def read_reg(self, cu: int, offset: int) -> int:
         return int(await self.controls[cu].read_dword(offset))
 
+    async def program(self, cu: int, sizes: dict[str, int], addresses: dict[str, int],
+                      scalars: dict[str, float | int]) -> None:
+        """Write CU ``cu``'s argument registers and enable its interrupt on ap_done (a
+        stream argument has no register)."""
+        for arg in self.iface.args:
+            if arg.kind == "pointer":
+                await self.write_reg(cu, arg.offset, addresses[arg.name])
+                await self.write_reg(cu, arg.offset + 4, addresses[arg.name] >> 32)
+            elif arg.name in scalars:
+                await self.write_reg(cu, arg.offset, to_register(scalars[arg.name], arg.ctype))
+            elif arg.kind == "scalar":
+                await self.write_reg(cu, arg.offset, sizes[arg.name])  # a size argument
+        await self.write_reg(cu, REG_GIE, 1)
+        await self.write_reg(cu, REG_IER, 1)  # interrupt on ap_done
+
+    async def acknowledge(self, cu: int) -> None:
+        """After CU ``cu``'s interrupt: check ap_done and acknowledge, as XRT's handler does."""
+        status = await self.read_reg(cu, REG_CTRL)
+        if not status & CTRL_AP_DONE:
+            raise SimFailure(f"cu{cu}: interrupt raised but CTRL={status:#x} lacks ap_done")
+        await self.write_reg(cu, REG_ISR, 1)
+        # ap_ctrl_chain: the CU holds its output until the host lets it continue.
+        await self.write_reg(cu, REG_CTRL, CTRL_AP_CONTINUE)
+
     async def call(self, tensors: dict[str, np.ndarray], scalars: dict[str, float | int],
                    timeout_cycles: int) -> Run:
         """Run the kernel on ``tensors`` split across the CUs and wait for the last."""
-        plan, iface = self.plan, self.iface
+        plan = self.plan
         out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
         self.memory.reset()
         jobs = []
@@ -423,21 +448,8 @@ class Host:
             addresses[plan.kernel.output] = addr
             jobs.append((cu, share.sizes, addresses, count))
 
-        async def program(cu: int, sizes: dict[str, int], addresses: dict[str, int]) -> None:
-            for arg in iface.args:
-                if arg.kind == "pointer":
-                    await self.write_reg(cu, arg.offset, addresses[arg.name])
-                    await self.write_reg(cu, arg.offset + 4, addresses[arg.name] >> 32)
-                elif arg.name in scalars:
-                    await self.write_reg(cu, arg.offset, to_register(scalars[arg.name],
-                                                                     arg.ctype))
-                else:
-                    await self.write_reg(cu, arg.offset, sizes[arg.name])  # a size argument
-            await self.write_reg(cu, REG_GIE, 1)
-            await self.write_reg(cu, REG_IER, 1)  # interrupt on ap_done
-
         for cu, sizes, addresses, _ in jobs:
-            await program(cu, sizes, addresses)
+            await self.program(cu, sizes, addresses, scalars)
 
         # Start every CU in the same cycle (the wrapper counts from the first ap_start).
         starts = [self.controls[cu].init_write(REG_CTRL, CTRL_AP_START.to_bytes(4, "little"))
@@ -457,12 +469,7 @@ class Host:
 
         outputs = []
         for cu, _, addresses, count in jobs:
-            status = await self.read_reg(cu, REG_CTRL)
-            if not status & CTRL_AP_DONE:
-                raise SimFailure(f"cu{cu}: interrupt raised but CTRL={status:#x} lacks ap_done")
-            await self.write_reg(cu, REG_ISR, 1)  # acknowledge, as XRT's handler does
-            # ap_ctrl_chain: the CU holds its output until the host lets it continue.
-            await self.write_reg(cu, REG_CTRL, CTRL_AP_CONTINUE)
+            await self.acknowledge(cu)
             outputs.append(self.memory.read(addresses[plan.kernel.output], count, out_dtype))
         problems = self.memory.violations()
         if problems:

@@ -24,50 +24,21 @@ import time
 
 import numpy as np
 from cocotb.triggers import ClockCycles, RisingEdge, SimTimeoutError, with_timeout
-from cocotbext.axi import (
-    AxiLiteBus,
-    AxiLiteMaster,
-    AxiStreamBus,
-    AxiStreamFrame,
-    AxiStreamSink,
-    AxiStreamSource,
-)
-from fk_host import CLOCK_NS, POISON, Run, SimFailure, to_register
+from cocotbext.axi import AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
+from fk_host import CLOCK_NS, POISON, Host, Run, SimFailure, pauses
 
-from fpgakern.interface import (
-    CTRL_AP_CONTINUE,
-    CTRL_AP_DONE,
-    CTRL_AP_START,
-    REG_CTRL,
-    REG_GIE,
-    REG_IER,
-    REG_ISR,
-    SIZE_ARG,
-    KernelInterface,
-)
+from fpgakern.interface import CTRL_AP_START, REG_CTRL, SIZE_ARG, KernelInterface
 from fpgakern.ladder import Plan
 
 
-def _pauses(rng: random.Random, probability: float):
-    while True:
-        yield rng.random() < probability
-
-
-class StreamHost:
-    """One compute unit of a stream kernel (stream kernels are built at rung 2: one CU)."""
+class StreamHost(Host):
+    """One compute unit of a stream kernel (stream kernels are built at rung 2: one CU),
+    with no control port when it is free-running."""
 
     def __init__(self, dut, plan: Plan, iface: KernelInterface, memory, seed: int = 1) -> None:
-        self.dut = dut
-        self.plan = plan
-        self.iface = iface
-        self.memory = memory
-        self.clock = dut.ap_clk
-        self.rng = random.Random(seed)
-        self.buffer_offset = 0  # bytes into a page where each buffer starts
         kernel = plan.kernel
-        self.control = None if kernel.free_running else AxiLiteMaster(
-            AxiLiteBus.from_prefix(dut, "cu0_s_axi_control"), dut.ap_clk, dut.ap_rst_n,
-            reset_active_level=False)
+        super().__init__(dut, plan, iface, memory, 0 if kernel.free_running else 1)
+        self.rng = random.Random(seed)
         self.sources = {
             x: AxiStreamSource(AxiStreamBus.from_prefix(dut, f"cu0_{x}"), dut.ap_clk,
                                dut.ap_rst_n, reset_active_level=False)
@@ -77,29 +48,13 @@ class StreamHost:
                              dut.ap_rst_n, reset_active_level=False)
             for y in plan.streams if y in kernel.outputs}
 
-    async def reset(self) -> None:
-        self.dut.ap_rst_n.value = 0
-        self.memory.start(self.dut, self.dut.ap_clk, self.dut.ap_rst_n)
-        await ClockCycles(self.clock, 8)
-        self.dut.ap_rst_n.value = 1
-        await ClockCycles(self.clock, 4)
-
     def set_pause(self, probability: float) -> None:
         """Random gaps on every source and backpressure on every sink (0: none)."""
         for port in (*self.sources.values(), *self.sinks.values()):
             if probability > 0:
-                port.set_pause_generator(_pauses(random.Random(self.rng.randrange(1 << 30)),
-                                                 probability))
+                port.set_pause_generator(pauses(self.rng.randrange(1 << 30), probability))
             else:
                 port.clear_pause_generator()
-
-    async def _write_reg(self, offset: int, value: int) -> None:
-        assert self.control is not None
-        await self.control.write_dword(offset, value & 0xFFFF_FFFF)
-
-    async def _read_reg(self, offset: int) -> int:
-        assert self.control is not None
-        return int(await self.control.read_dword(offset))
 
     async def call(self, tensors: dict[str, np.ndarray], scalars: dict[str, float | int],
                    timeout_cycles: int) -> Run:
@@ -123,16 +78,9 @@ class StreamHost:
                                                          self.buffer_offset)
             self.memory.write(addresses[kernel.output],
                               np.full(out_bytes, POISON, dtype=np.uint8))
-        if self.control is not None:
-            for arg in self.iface.args:
-                if arg.kind == "pointer":
-                    await self._write_reg(arg.offset, addresses[arg.name])
-                    await self._write_reg(arg.offset + 4, addresses[arg.name] >> 32)
-                elif arg.kind == "scalar":
-                    value = n if arg.name == SIZE_ARG else scalars[arg.name]
-                    await self._write_reg(arg.offset, to_register(value, arg.ctype))
-            await self._write_reg(REG_GIE, 1)
-            await self._write_reg(REG_IER, 1)
+        started = bool(self.controls)  # a free-running kernel has no control port
+        if started:
+            await self.program(0, {SIZE_ARG: n}, addresses, scalars)
 
         wall, cpu = time.perf_counter(), time.process_time()
         first_cycle = int(self.dut.cycle.value)
@@ -140,24 +88,20 @@ class StreamHost:
             for x, source in self.sources.items():
                 data = np.ascontiguousarray(tensors[x]).ravel()
                 await source.send(AxiStreamFrame(data.tobytes()))
-        if self.control is not None:
-            await self._write_reg(REG_CTRL, CTRL_AP_START)
+        if started:
+            await self.write_reg(0, REG_CTRL, CTRL_AP_START)
         frames = await self._receive(n, timeout_cycles)
-        if self.control is not None:
+        if started:
             if not int(self.dut.all_done.value):
                 try:
                     await with_timeout(RisingEdge(self.dut.all_done),
                                        timeout_cycles * CLOCK_NS, "ns")
                 except SimTimeoutError:
-                    status = await self._read_reg(REG_CTRL)
+                    status = await self.read_reg(0, REG_CTRL)
                     raise SimFailure(f"no ap_done within {timeout_cycles} cycles "
                                      f"(CTRL={status:#04x})") from None
             cycles = int(self.dut.run_cycles.value)
-            status = await self._read_reg(REG_CTRL)
-            if not status & CTRL_AP_DONE:
-                raise SimFailure(f"interrupt raised but CTRL={status:#x} lacks ap_done")
-            await self._write_reg(REG_ISR, 1)
-            await self._write_reg(REG_CTRL, CTRL_AP_CONTINUE)
+            await self.acknowledge(0)
         else:
             cycles = int(self.dut.cycle.value) - first_cycle
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
