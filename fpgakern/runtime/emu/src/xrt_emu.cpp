@@ -223,8 +223,8 @@ struct CuInfo {
     std::string kernel;
     std::string name;  // instance, e.g. add_f32_1
     uint64_t base = 0;
-    uint8_t control = 0;        // IP_LAYOUT's IP_CONTROL: 0 AP_CTRL_HS, 1 CHAIN, 2 NONE
-    bool free_running = false;  // AP_CTRL_NONE: no control port
+    uint8_t control = 0;  // IP_LAYOUT's IP_CONTROL: 0 AP_CTRL_HS, 1 CHAIN, 2 NONE
+    bool free_running() const { return control == 2; }  // AP_CTRL_NONE: no control port
     // arg id -> the memory indices it connects to, ascending (GROUP_CONNECTIVITY when the
     // xclbin has it, else CONNECTIVITY, as XRT reads them; streams left out).
     std::map<int, std::vector<int>> mems;
@@ -348,7 +348,6 @@ Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
         cu.base = load<uint64_t>(data, entry + 8);
         // properties bits 8-15: IP_CONTROL (xclbin.h)
         cu.control = static_cast<uint8_t>((load<uint32_t>(data, entry + 4) >> 8) & 0xFF);
-        cu.free_running = cu.control == 2;
         ip_to_cu[static_cast<size_t>(i)] = static_cast<int>(x.cus.size());
         x.cus.push_back(cu);
     }
@@ -868,7 +867,7 @@ class device_impl {
             ComputeUnit cu;
             cu.kernel = info.kernel;
             cu.name = info.name;
-            cu.free_running = info.free_running;
+            cu.free_running = info.free_running();
             cu.mems = info.mems;
             cus_.push_back(cu);
         }
@@ -1381,7 +1380,7 @@ class run_impl {
             acknowledge(cu);
             // Errors of the free-running CUs (they have no run to report them) go to this one.
             for (size_t i : kernel_->device_->chain(cu.chain).cus) {
-                if (cus[i].free_running) check_member(cu, cus[i]);
+                if (cus[i].free_running) check(cu, &cus[i]);
             }
             return true;
         }
@@ -1488,20 +1487,14 @@ class run_impl {
                "kernel of the chain, with the same n";
     }
 
-    void check_member(ComputeUnit& waited, ComputeUnit& member) {
-        const char* error = member.model->error(member.cu);
-        if (error) {
-            report(waited, member.kernel + ":" + member.name + ": " + error);
-            member.model->clear_error(member.cu);
-        }
-    }
-
-    void check(ComputeUnit& cu) {
-        const char* error = cu.model->error(cu.cu);
-        if (error) {
-            report(cu, error);
-            cu.model->clear_error(cu.cu);
-        }
+    // The first error `member` has seen (by default the run's own CU), reported on the
+    // run's CU `cu`: a free-running CU of its chain has no run of its own to report it.
+    void check(ComputeUnit& cu, ComputeUnit* member = nullptr) {
+        ComputeUnit& from = member ? *member : cu;
+        const char* error = from.model->error(from.cu);
+        if (!error) return;
+        report(cu, member ? from.kernel + ":" + from.name + ": " + error : std::string(error));
+        from.model->clear_error(from.cu);
     }
     void report(ComputeUnit& cu, const std::string& what) {
         std::fprintf(stderr, "fpgakern emulation: %s:%s: %s\n", cu.kernel.c_str(),
