@@ -22,7 +22,7 @@ resources with Yosys (fpgakern.backends.rtl.resources) per kernel x rung. Result
 
 Shaped kernels (issue 15) run at their issue's shapes (SHAPED: batch_norm on a
 (32, 64, 1024) tensor), every rung against its ideal, which for a broadcast kernel counts
-the table load before the elements (Plan.ideal_for); --shaped-kernels picks them (none:
+the table load before the elements (Performance.ideal_for); --shaped-kernels picks them (none:
 skip).
 """
 
@@ -66,7 +66,7 @@ def run_ladder(library: Library, kernels: list[str], size: int, latency: int,
         kernel = library.get(name)
         for rung in RUNGS:
             started = time.perf_counter()
-            result = simulate(kernel, rung, DTYPE, size=size, latency=latency,
+            result = simulate(plan(kernel, rung, DTYPE), size=size, latency=latency,
                               labels=["random"], special=False, build_speed="fast",
                               run_dir=out / "runs" / name.replace("/", "_") / f"opt{rung}")
             seconds = time.perf_counter() - started
@@ -88,7 +88,7 @@ def run_shaped(library: Library, kernels: list[str], latency: int,
             for extent in shape:
                 elements *= extent
             started = time.perf_counter()
-            result = simulate(library.get(name), rung, DTYPE, size=elements, shape=shape,
+            result = simulate(plan(library.get(name), rung, DTYPE), size=elements, shape=shape,
                               latency=latency, labels=["random"], special=False,
                               build_speed="fast",
                               run_dir=out / "runs" / name.replace("/", "_") / f"opt{rung}")
@@ -119,9 +119,9 @@ def run_platform(library: Library, kernels: list[str], platform: str, size: int,
         for label, rung, spread in PLATFORM_ROWS:
             started = time.perf_counter()
             tag = f"opt{rung}{'-bpp' if spread else ''}"
-            result = simulate(kernel, rung, DTYPE, size=size, latency=latency,
+            variant = plan(kernel, rung, DTYPE, memory=memory, bank_per_port=spread)
+            result = simulate(variant, size=size, latency=latency,
                               labels=["random"], special=False, build_speed="quick",
-                              memory_system=memory, bank_per_port=spread,
                               run_dir=out / "runs" / card.name / name.replace("/", "_") / tag)
             seconds = time.perf_counter() - started
             rate = f"{result.elements_per_cycle:.2f}" if result.elements_per_cycle else "-"
@@ -170,7 +170,7 @@ def platform_markdown(rows: list[tuple[str, SimResult]], verdicts: list[tuple[st
 def measure_speed(library: Library, memory: str, size: int, rung: int,
                   out: Path) -> SimResult:
     """Simulated cycles per second of one memory model on binary_ops/add fp32."""
-    return simulate(library.get("binary_ops/add"), rung, DTYPE, size=size, memory=memory,
+    return simulate(plan(library.get("binary_ops/add"), rung, DTYPE), size=size, memory=memory,
                     labels=["random"], special=False, build_speed="fast",
                     run_dir=out / "runs" / f"speed_{memory}_opt{rung}")
 
@@ -192,8 +192,8 @@ def estimate_resources(library: Library, kernels: list[str]) -> dict[str, dict]:
             except Exception as error:  # noqa: BLE001 - report and go on
                 found[key] = {"error": str(error)}
                 continue
-            found[key] = {k: v * p.compute_units for k, v in per_cu.items()}
-            found[key]["compute_units"] = p.compute_units
+            found[key] = {k: v * p.placement.compute_units for k, v in per_cu.items()}
+            found[key]["compute_units"] = p.placement.compute_units
     return found
 
 

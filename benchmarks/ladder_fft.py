@@ -1,6 +1,6 @@
 """The spectral kernels' part of the ladder benchmark (benchmarks/ladder.py): fft (and the
 other transforms with --kernels) on a batch of 64 rows of n = 1024 at every rung in RTL
-simulation, in complex samples per cycle against the rung's ideal (Plan.transform_rate),
+simulation, in complex samples per cycle against the rung's ideal (Performance.transform_rate),
 and the latency of one transform: the cycles of a one-row call, from ap_start to
 ap_done, memory latency included.
 
@@ -33,7 +33,7 @@ def _simulate(name: str, rung: int, rows: int, latency: int, out: Path) -> SimRe
     library = Library.for_project()
     kernel = library.get(name)
     # verify.spectral.cases: the random case is `size` samples as rows of n = 1024.
-    return simulate(kernel, rung, kernel.dtypes[0], size=rows * N, latency=latency,
+    return simulate(plan(kernel, rung, kernel.dtypes[0]), size=rows * N, latency=latency,
                     labels=["random"], special=False, build_speed="fast",
                     run_dir=out / "runs" / name.replace("/", "_") / f"opt{rung}_{rows}")
 
@@ -50,8 +50,8 @@ def run_transforms(latency: int, out: Path, kernels: list[str]) -> list[dict[str
             p = plan(kernel, rung, kernel.dtypes[0])
             rate = rows * N / batch.cycles if batch.passed and batch.cycles else None
             row = {"kernel": name, "rung": rung, "rows": rows, "passed": bool(batch.passed),
-                   "cycles": batch.cycles, "rate": rate, "ideal": p.transform_rate(N),
-                   "cus": p.compute_units, "latency": one.cycles if one.passed else None,
+                   "cycles": batch.cycles, "rate": rate, "ideal": p.performance.transform_rate(N),
+                   "cus": p.placement.compute_units, "latency": one.cycles if one.passed else None,
                    "message": batch.message if not batch.passed else one.message}
             print(f"  {name} opt{rung} ({rows} x {N}): {batch.status}, {batch.cycles} cycles, "
                   f"{rate if rate is None else round(rate, 3)} samples/cycle, one transform "

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from fpgakern import paths
+from fpgakern.ladder import plan
 from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import DEFAULT_LATENCY, SimResult, simulate
 
@@ -38,7 +39,7 @@ def run_rows(library: Library, latency: int, out: Path,
         for rung in RUNGS:
             size = (NAIVE_ROWS if rung == 0 else rows) * cols
             started = time.perf_counter()
-            result = simulate(kernel, rung, DTYPE, size=size, latency=latency,
+            result = simulate(plan(kernel, rung, DTYPE), size=size, latency=latency,
                               labels=["random"], special=False, build_speed="fast",
                               run_dir=out / "runs" / name.replace("/", "_") / f"opt{rung}")
             rate = f"{result.elements_per_cycle:.3f}" if result.elements_per_cycle else "-"

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from fpgakern import paths
+from fpgakern.ladder import plan
 from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import SimResult, simulate
 
@@ -41,7 +42,7 @@ def run(library: Library, cycles: int, out: Path) -> list[tuple[str, SimResult]]
         size = max(16, int(cycles * rate))
         label = f"{name} opt{rung} {dtype}"
         print(f"  {label}: {size:,} elements...", file=sys.stderr, flush=True)
-        result = simulate(library.get(name), rung, dtype, size=size, labels=["random"],
+        result = simulate(plan(library.get(name), rung, dtype), size=size, labels=["random"],
                           special=False, build_speed="fast",
                           run_dir=out / f"{name.replace('/', '_')}_opt{rung}_{dtype}")
         if not result.passed:

@@ -114,10 +114,10 @@ class KernelInterface:
 
 
 def _pointer_ctype(plan: Plan, pointer: str) -> str:
-    """A pointer's element type in host C++ (Plan.pointer_dtype): the variant's dtype for
-    an input, the kernel's result type for the output (rfft's complex64, irfft's and
-    complex64 abs's float32, argmax's int64)."""
-    return plan.pointer_dtype(pointer).host_ctype.replace("int32_t", "int")
+    """A pointer's element type in host C++ (Microarchitecture.pointer_dtype): the
+    variant's dtype for an input, the kernel's result type for the output (rfft's
+    complex64, irfft's and complex64 abs's float32, argmax's int64)."""
+    return plan.arch.pointer_dtype(pointer).host_ctype.replace("int32_t", "int")
 
 
 def stream_ctype(bits: int) -> str:
@@ -138,13 +138,13 @@ def interface(plan: Plan) -> KernelInterface:
     for name in (*plan.kernel.inputs, *plan.kernel.outputs):
         direction: Literal["in", "out"] = "out" if name in plan.kernel.outputs else "in"
         if name in plan.kernel.streams:
-            bits = plan.pointer_bits(name)
+            bits = plan.arch.pointer_bits(name)
             args.append(Arg(name, len(args), "stream", stream_ctype(bits), name, 0, 0,
                             direction))
             stream_ports.append(AxiPort(name, "write_only" if direction == "out"
                                         else "read_only", bits, 0))
             continue
-        port = f"m_axi_{plan.bundle(name)}"
+        port = f"m_axi_{plan.arch.bundle(name)}"
         ctype = _pointer_ctype(plan, name)
         args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
         offset += 0x0C
@@ -154,8 +154,8 @@ def interface(plan: Plan) -> KernelInterface:
         args.append(Arg(name, len(args), "scalar", scalar_type, CONTROL_PORT, offset, 4))
         offset += 0x08
     masters = tuple(
-        AxiPort(f"m_axi_{bundle}", "master", plan.bundle_bits(bundle), 0xFFFF_FFFF_FFFF_FFFF)
-        for bundle in plan.bundles
+        AxiPort(f"m_axi_{bundle}", "master", plan.arch.bundle_bits(bundle), 0xFFFF_FFFF_FFFF_FFFF)
+        for bundle in plan.arch.bundles
     )
     if plan.kernel.free_running:
         return KernelInterface(plan.top, tuple(args), (*masters, *stream_ports),

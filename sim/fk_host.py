@@ -18,9 +18,12 @@ Two memory models (docs/sim.md):
 from __future__ import annotations
 
 import ctypes
+import json
+import os
 import random
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
@@ -36,7 +39,8 @@ from fpgakern.interface import (
     REG_ISR,
     KernelInterface,
 )
-from fpgakern.ladder import Plan
+from fpgakern.ladder import Plan, Variant
+from fpgakern.spec.library import Library
 
 BASE = 0x4_0000_0000  # first buffer address: above 4 GiB, so the high pointer word matters
 PAGE = 4096
@@ -46,6 +50,14 @@ CLOCK_NS = 10  # ap_clk period set by fk_verilator_main.cpp (5000 ps half period
 
 class SimFailure(Exception):
     """A run that cannot complete: timeout, AXI violation, bad control state."""
+
+
+def load_job() -> tuple[dict, Plan]:
+    """The job in the file FK_SIM_JOB names (``fpgakern.verify.rtlsim.testbench_job``)
+    and the plan of its variant, from the kernel as the job's spec folder holds it."""
+    job = json.loads(Path(os.environ["FK_SIM_JOB"]).read_text())
+    variant = Variant.from_json(job["variant"])
+    return job, Plan(Library(Path(job["specs"])).get(variant.kernel), variant)
 
 
 # ----------------------------------------------------------------------------- memory
@@ -313,7 +325,7 @@ ROW_KINDS = ("row_map", "row_reduction")
 
 def row_pitch(plan: Plan, cols: int) -> int:
     """Elements from one row's start to the next's: cols rounded up to the lanes."""
-    return -(-cols // plan.lanes) * plan.lanes
+    return -(-cols // plan.arch.lanes) * plan.arch.lanes
 
 
 def row_shares(plan: Plan, tensors: dict[str, np.ndarray], cus: int) -> list[Share]:
@@ -351,7 +363,7 @@ def transform_pitches(plan: Plan, cols: int) -> tuple[int, int, int]:
     out_cols = fft.output_length(kernel.transform, n)
 
     def pitch(count: int, pointer: str) -> int:
-        lanes = plan.pointer_lanes(pointer)
+        lanes = plan.arch.pointer_lanes(pointer)
         return -(-count // lanes) * lanes
 
     return n, pitch(cols, kernel.inputs[0]), pitch(out_cols, kernel.output)

@@ -1,7 +1,7 @@
 """cocotb testbench: run a generated kernel on the standard cases and judge it.
 
 Started by fpgakern.verify.rtlsim with the job in the JSON file named by FK_SIM_JOB
-(kernel, rung, dtype, size, memory model, latency...). It draws the cases from
+(the variant, the size, the memory model, its latency...: fk_host.load_job). It draws the cases from
 fpgakern.verify.stimulus, runs each through the kernel as a host would (sim/fk_host.py),
 compares with the numpy reference (fpgakern.verify.reference / compare) and writes one
 JSON result per case to the job's ``result`` path, which the parent process reads.
@@ -10,44 +10,39 @@ JSON result per case to the job's ``result`` path, which the parent process read
 from __future__ import annotations
 
 import json
-import os
 import traceback
 from pathlib import Path
 
 import cocotb
 import numpy as np
-from fk_host import ROW_KINDS, FastMemory, Host, RamMemory, SimFailure
+from fk_host import ROW_KINDS, FastMemory, Host, RamMemory, SimFailure, load_job
 from fk_stream_host import StreamHost
 
 from fpgakern.interface import interface
 from fpgakern.ir import shapes
-from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS
 from fpgakern.ir.ops import OPS
-from fpgakern.ladder import MemorySystem
-from fpgakern.ladder import plan as make_plan
-from fpgakern.spec.library import Library
 from fpgakern.verify import compare, spectral, stimulus
-from fpgakern.verify.rtlsim import MAIN_CASE  # the case whose cycles are reported
-
-
-def load_job() -> dict:
-    return json.loads(Path(os.environ["FK_SIM_JOB"]).read_text())
+from fpgakern.verify.rtlsim import (
+    MAIN_CASE,  # the case whose cycles are reported
+    bank_placement,
+)
 
 
 def timeout_for(p, n: int, latency: int) -> int:
     """A cycle budget no correct kernel comes near: every element as a serial
     round trip to memory, with backpressure, times four."""
     trips = len(p.kernel.inputs) + 1
-    return 20_000 + 4 * trips * (latency + 40) * max(n, 1) // max(p.lanes, 1)
+    return 20_000 + 4 * trips * (latency + 40) * max(n, 1) // max(p.arch.lanes, 1)
 
 
 def make_memory(job: dict, p) -> FastMemory | RamMemory:
     if job["memory"] == "fast":
+        bank_bytes_per_cycle, placement = bank_placement(p) or (None, None)
         return FastMemory(job["latency"], job.get("stall_permille", 0), job.get("seed", 1),
-                          job.get("write_latency"), job.get("bank_bytes_per_cycle"),
-                          job.get("placement"))
-    prefixes = [f"cu{i}_m_axi_{b}" for i in range(job["cus"]) for b in p.bundles]
+                          job.get("write_latency"), bank_bytes_per_cycle, placement)
+    cus = p.placement.compute_units
+    prefixes = [f"cu{i}_m_axi_{b}" for i in range(cus) for b in p.arch.bundles]
     return RamMemory(prefixes, job.get("ram_bytes", 1 << 26), job.get("backpressure", 0.0),
                      job.get("seed", 1))
 
@@ -92,21 +87,14 @@ def select_cases(job: dict, kernel, dtype) -> list[stimulus.Case]:
 
 @cocotb.test()
 async def run_kernel(dut) -> None:
-    job = load_job()
-    kernel = Library(Path(job["specs"])).get(job["kernel"])
-    system = job.get("memory_system")
-    memory_system = None if system is None else MemorySystem(
-        system["platform"], tuple(system["banks"]), tuple(system["bytes_per_cycle"]),
-        system["kernel_mhz"])
-    p = make_plan(kernel, job["rung"], job["dtype"], memory=memory_system,
-                  bank_per_port=job.get("bank_per_port", False))
-    dtype = DTYPES[job["dtype"]]
+    job, p = load_job()
+    kernel, dtype = p.kernel, p.dtype
     memory = make_memory(job, p)
     host: Host | StreamHost
-    if p.streams:  # AxiStreamSource/Sink on the stream ports (sim/fk_stream_host.py)
+    if p.arch.streams:  # AxiStreamSource/Sink on the stream ports (sim/fk_stream_host.py)
         host = StreamHost(dut, p, interface(p), memory, job.get("seed", 1))
     else:
-        host = Host(dut, p, interface(p), memory, job["cus"])
+        host = Host(dut, p, interface(p), memory, p.placement.compute_units)
     host.buffer_offset = job.get("buffer_offset", 0)
     await host.reset()
     results = []
@@ -159,7 +147,7 @@ def combine(p, outputs: list[np.ndarray], n: int, sizes: list[int],
             tensors: dict[str, np.ndarray]) -> np.ndarray:
     """The kernel's result from the per-CU outputs: concatenated, or for a reduction the
     partial results reduced again on the host (as a multi-CU host program does). A
-    reduction whose finish the host applies (mean at multi-CU rungs: Plan.finish) is
+    reduction whose finish the host applies (mean at multi-CU rungs: arch.finish) is
     combined as the host does, by the combine op in CU order, then finished once over
     all n (the sum of the CUs' sums divided by float(n)). An index reduction's CUs each
     return an index into their share (of ``sizes`` elements): the host offsets them and
@@ -170,7 +158,7 @@ def combine(p, outputs: list[np.ndarray], n: int, sizes: list[int],
         offsets = np.cumsum([0, *sizes[:-1]])
         indices = np.array([o[0] for o in outputs], dtype=np.int64) + offsets
         return reduction.pick_among(tensors[kernel.inputs[0]][indices], indices)
-    if reduction is not None and reduction.finish is not None and p.finish is None:
+    if reduction is not None and reduction.finish is not None and p.arch.finish is None:
         dtype = outputs[0].dtype
         result = outputs[0][:1].copy()
         with np.errstate(all="ignore"):

@@ -10,14 +10,10 @@ the kernel, ap_done set once and cleared by the read that sees it, ap_ready, ap_
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import cocotb
 import numpy as np
 from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
-from fk_host import CLOCK_NS, POISON, FastMemory, Host, to_register
+from fk_host import CLOCK_NS, POISON, FastMemory, Host, load_job, to_register
 
 from fpgakern.interface import (
     CTRL_AP_CONTINUE,
@@ -32,8 +28,6 @@ from fpgakern.interface import (
     REG_ISR,
     interface,
 )
-from fpgakern.ladder import plan as make_plan
-from fpgakern.spec.library import Library
 from fpgakern.verify import reference, stimulus
 
 N = 256  # elements per run: short, but long enough to be seen running
@@ -45,9 +39,7 @@ class Bench:
     """One CU with its buffers programmed, ready to be started by hand."""
 
     def __init__(self, dut) -> None:
-        job = json.loads(Path(os.environ["FK_SIM_JOB"]).read_text())
-        kernel = Library(Path(job["specs"])).get(job["kernel"])
-        self.plan = make_plan(kernel, job["rung"], job["dtype"])
+        job, self.plan = load_job()
         self.iface = interface(self.plan)
         self.memory = FastMemory(job["latency"])
         self.host = Host(dut, self.plan, self.iface, self.memory, 1)

@@ -42,11 +42,11 @@ class StreamHost(Host):
         self.sources = {
             x: AxiStreamSource(AxiStreamBus.from_prefix(dut, f"cu0_{x}"), dut.ap_clk,
                                dut.ap_rst_n, reset_active_level=False)
-            for x in plan.streams if x in kernel.inputs}
+            for x in plan.arch.streams if x in kernel.inputs}
         self.sinks = {
             y: AxiStreamSink(AxiStreamBus.from_prefix(dut, f"cu0_{y}"), dut.ap_clk,
                              dut.ap_rst_n, reset_active_level=False)
-            for y in plan.streams if y in kernel.outputs}
+            for y in plan.arch.streams if y in kernel.outputs}
 
     def set_pause(self, probability: float) -> None:
         """Random gaps on every source and backpressure on every sink (0: none)."""

@@ -156,7 +156,8 @@ def test_op_table_spelling_rekeys_every_step(pristine, tree):
 
 
 def test_ladder_chunk_rekeys_every_step(pristine, tree):
-    edit(tree / "fpgakern" / "ladder.py", r"chunk: int = (\d+)", "chunk: int = 2048")
+    edit(tree / "fpgakern" / "ladder" / "microarch.py", r"chunk: ClassVar\[int\] = (\d+)",
+         "chunk: ClassVar[int] = 2048")
     assert_rekeys(pristine, tree, ALL)
 
 
@@ -278,7 +279,7 @@ def run_build(tree: Path) -> dict[tuple[int, str], str]:
 
 
 def test_editing_the_ladder_rebuilds_the_generated_cpp(pristine, tree):
-    """End to end: a cached build, then ``chunk`` changes in ladder.py: the C++ of the
+    """End to end: a cached build, then ``chunk`` changes in the ladder: the C++ of the
     buffered rung changes and every task runs again, none is served from the cache."""
     first = run_build(tree)
     assert set(first.values()) == {"passed"} and set(first) == {
@@ -287,7 +288,8 @@ def test_editing_the_ladder_rebuilds_the_generated_cpp(pristine, tree):
     variant = tree / "build" / "binary_ops" / "add"
     cpp = {rung: (variant / f"opt{rung}" / "float32" / "add_f32.cpp").read_text()
            for rung in (0, 1)}
-    edit(tree / "fpgakern" / "ladder.py", r"chunk: int = (\d+)", "chunk: int = 1024")
+    edit(tree / "fpgakern" / "ladder" / "microarch.py", r"chunk: ClassVar\[int\] = (\d+)",
+         "chunk: ClassVar[int] = 1024")
 
     again = run_build(tree)
     assert again == dict.fromkeys(first, "passed")

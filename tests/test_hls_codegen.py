@@ -76,14 +76,14 @@ def test_rung3_link_config_names_banks_of_its_platform(library, platform_name):
             assert f"# Platform: {platform_name} ({platform.vitis_platform})" in text
             sps = [line.split("=", 1)[1] for line in text.splitlines()
                    if line.startswith("sp=")]
-            assert len(sps) == p.compute_units * len(p.pointers)
+            assert len(sps) == p.placement.compute_units * len(p.arch.pointers)
             banks = {}
             for sp in sps:
                 target, bank = sp.split(":", 1)
                 assert bank in tags, f"{p.top} on {platform_name}: {sp}"
                 banks.setdefault(target.split(".")[0], set()).add(bank)
             assert all(len(b) == 1 for b in banks.values())  # one bank per CU
-            assert len(set().union(*banks.values())) == p.compute_units  # CUs apart
+            assert len(set().union(*banks.values())) == p.placement.compute_units  # CUs apart
             parsed = config.parse(text, "link.cfg")
             assert [platform.resolve_banks(sp.memory)[0].tag for sp in parsed.sp] == \
                 [sp.split(":", 1)[1] for sp in sps]
@@ -188,7 +188,7 @@ def test_no_generated_kernel_asserts_a_false_dependence(library):
             assert not pragmas, f"{p.top} rung {p.rung.index}"
             continue
         reductions += 1
-        acc = p.hls_acc_interleave
+        acc = p.arch.hls_acc_interleave
         assert pragmas == [" variable=partial type=inter direction=RAW dependent=true "
                            f"distance={acc}"], p.top
         assert f"constexpr int ACC = {acc};" in text
@@ -200,9 +200,9 @@ def test_hls_interleave_follows_vitis_not_the_rtl(library):
     """float max: Vitis' compare takes more than the RTL's one cycle, so the HLS C++
     keeps more partials than the RTL; float sum keeps the RTL's order (bit-exact)."""
     peak = plan(library.get("reduce_ops/max"), 2, "float32")
-    assert peak.acc_interleave == 1 and peak.hls_acc_interleave == 4
+    assert peak.arch.acc_interleave == 1 and peak.arch.hls_acc_interleave == 4
     total = plan(library.get("reduce_ops/sum"), 2, "float32")
-    assert total.hls_acc_interleave == total.acc_interleave == 8
+    assert total.arch.hls_acc_interleave == total.arch.acc_interleave == 8
 
 
 @pytest.mark.parametrize(("name", "rung", "dtype"), [("binary_ops/add", 3, "float32"),

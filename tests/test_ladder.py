@@ -1,5 +1,5 @@
 """The ladder's facts in one place: the README's table, the AXI numbers each rung asks
-for and where its variants live in a build tree all come from ``fpgakern/ladder.py``."""
+for and where its variants live in a build tree all come from ``fpgakern/ladder/``."""
 
 from __future__ import annotations
 
@@ -59,12 +59,12 @@ def test_bursts_fit_axi(rung, dtype):
     """Whatever a rung asks for, a burst never passes 256 beats or a 4 KiB page, and at
     the sequential rungs never a phase."""
     p = plan(LIBRARY.get("binary_ops/add"), rung.index, dtype)
-    beat_bytes = p.port_bits // 8
-    for burst in (p.read_burst, p.write_burst, p.hls_burst or 1):
+    beat_bytes = p.arch.port_bits // 8
+    for burst in (p.arch.read_burst, p.arch.write_burst, p.arch.hls_burst or 1):
         assert 1 <= burst <= AXI_BURST_MAX_BEATS
         assert burst * beat_bytes <= AXI_BOUNDARY_BYTES
-        assert rung.dataflow or burst <= p.phase_elements
-    assert (p.hls_burst is None) == (rung.hls_burst is None)
+        assert rung.dataflow or burst <= p.arch.phase_elements
+    assert (p.arch.hls_burst is None) == (rung.hls_burst is None)
 
 
 def test_partials_come_from_the_combine_latency():
@@ -78,7 +78,7 @@ def test_partials_come_from_the_combine_latency():
             assert p >= latency and p & (p - 1) == 0 and (p == 1 or p // 2 < latency)
     assert OPS["sum"].partials("float32") == 8
     p = plan(LIBRARY.get("reduce_ops/sum"), 2, "float32")
-    assert p.acc_interleave == 8
+    assert p.arch.acc_interleave == 8
 
 
 def test_variant_layout_round_trips(tmp_path):
@@ -141,23 +141,24 @@ def test_bank_bytes_per_cycle_from_bandwidth_and_kernel_clock():
 def test_rung4_ideal_is_bounded_by_its_banks(kernel, platform, bank_per_port, ideal):
     p = plan(LIBRARY.get(kernel), 4, "float32", memory=_memory(platform),
              bank_per_port=bank_per_port)
-    assert p.compute_elements_per_cycle == 16.0
-    assert p.ideal_elements_per_cycle == pytest.approx(ideal)
-    assert plan(LIBRARY.get(kernel), 4, "float32").ideal_elements_per_cycle == 16.0
+    assert p.performance.compute_elements_per_cycle == 16.0
+    assert p.performance.ideal_elements_per_cycle == pytest.approx(ideal)
+    assert plan(LIBRARY.get(kernel), 4, "float32").performance.ideal_elements_per_cycle == 16.0
 
 
 def test_port_placement():
     add, total = LIBRARY.get("binary_ops/add"), LIBRARY.get("reduce_ops/sum")
     one = plan(add, 4, "float32", memory=_memory("u55c"))
-    assert {one.bank_tag(0, p) for p in one.pointers} == {"HBM[0]"}
+    assert {one.placement.bank_tag(0, p) for p in one.arch.pointers} == {"HBM[0]"}
     spread = plan(add, 4, "float32", memory=_memory("u55c"), bank_per_port=True)
-    assert [spread.bank_tag(0, p) for p in spread.pointers] == ["HBM[0]", "HBM[1]", "HBM[2]"]
+    assert [spread.placement.bank_tag(0, p) for p in spread.arch.pointers] == \
+        ["HBM[0]", "HBM[1]", "HBM[2]"]
     # A reduction's result moves one word: it shares its CU's input bank.
     s = plan(total, 4, "float32", memory=_memory("u250"), bank_per_port=True)
-    assert [s.bank_tag(0, p) for p in s.pointers] == ["DDR[0]", "DDR[0]"]
+    assert [s.placement.bank_tag(0, p) for p in s.arch.pointers] == ["DDR[0]", "DDR[0]"]
     # Before dataflow a CU has one port (one bundle), so one bank whatever is asked.
     shared = plan(add, 1, "float32", memory=_memory("u55c"), bank_per_port=True)
-    assert {shared.bank_tag(0, p) for p in shared.pointers} == {"HBM[0]"}
+    assert {shared.placement.bank_tag(0, p) for p in shared.arch.pointers} == {"HBM[0]"}
 
 
 def test_rung5_is_built_on_request():
@@ -166,7 +167,7 @@ def test_rung5_is_built_on_request():
     assert tuple(r.index for r in RUNGS if r.index != 5) == DEFAULT_RUNGS
     add = LIBRARY.get("binary_ops/add")
     assert 5 not in add.rungs and builds(add, 5) and not builds(add, LAST_RUNG + 1)
-    assert plan(add, 5, "float32").compute_units == 10  # the default platform's
+    assert plan(add, 5, "float32").placement.compute_units == 10  # the default platform's
     low = replace(add, rungs=(0, 1, 2))
     assert not builds(low, 5)
     with pytest.raises(UsageError, match="does not build rung 5"):
@@ -180,19 +181,20 @@ def test_rung5_is_built_on_request():
 def test_rung5_fills_the_platforms_banks(kernel, platform, cus):
     """As many CUs as the banks feed, and an ideal within 10 % of the roofline."""
     p = plan(LIBRARY.get(kernel), 5, "float32", memory=_memory(platform))
-    assert p.compute_units == cus
-    assert p.ideal_elements_per_cycle >= 0.9 * p.roofline_elements_per_cycle
+    assert p.placement.compute_units == cus
+    assert p.performance.ideal_elements_per_cycle >= 0.9 * p.performance.roofline_elements_per_cycle
 
 
 def test_row_kernels_ideal_per_rung():
     """Row kinds: rung 1 takes one row at a time through its stages (softmax: max, sum,
     body: 1/3 element per cycle); the dataflow rungs overlap rows at the lanes' rate."""
     softmax = LIBRARY.get("nn_ops/softmax")
-    assert plan(softmax, 0, "float32").ideal_elements_per_cycle is None
-    assert plan(softmax, 1, "float32").ideal_elements_per_cycle == pytest.approx(1 / 3)
-    assert plan(LIBRARY.get("nn_ops/row_sum"), 1, "float32").ideal_elements_per_cycle == 1.0
-    assert plan(softmax, 2, "float32").ideal_elements_per_cycle == 1.0
-    assert plan(softmax, 4, "float32").ideal_elements_per_cycle == 16.0
+    assert plan(softmax, 0, "float32").performance.ideal_elements_per_cycle is None
+    assert plan(softmax, 1, "float32").performance.ideal_elements_per_cycle == pytest.approx(1 / 3)
+    row_sum = LIBRARY.get("nn_ops/row_sum")
+    assert plan(row_sum, 1, "float32").performance.ideal_elements_per_cycle == 1.0
+    assert plan(softmax, 2, "float32").performance.ideal_elements_per_cycle == 1.0
+    assert plan(softmax, 4, "float32").performance.ideal_elements_per_cycle == 16.0
 
 
 @pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
@@ -203,10 +205,11 @@ def test_pointer_types_and_widths_of_complex64_to_float32(rung):
     from fpgakern.interface import interface
 
     p = plan(LIBRARY.get("unary_ops/abs"), rung, "complex64")
-    assert p.pointer_dtype("x").name == "complex64" and p.pointer_dtype("out").name == "float32"
+    assert p.arch.pointer_dtype("x").name == "complex64"
+    assert p.arch.pointer_dtype("out").name == "float32"
     lanes = 8 if rung == 4 else 1
-    assert p.lanes == lanes
-    assert p.pointer_bits("x") == 64 * lanes and p.pointer_bits("out") == 32 * lanes
+    assert p.arch.lanes == lanes
+    assert p.arch.pointer_bits("x") == 64 * lanes and p.arch.pointer_bits("out") == 32 * lanes
     iface = interface(p)
     assert iface.arg("x").ctype == "std::complex<float>*" and iface.arg("out").ctype == "float*"
     widths = {port.name: port.data_width for port in iface.masters}
@@ -214,8 +217,8 @@ def test_pointer_types_and_widths_of_complex64_to_float32(rung):
         assert widths == {"m_axi_gmem": 64}
     else:
         assert widths == {"m_axi_gmem0": 64 * lanes, "m_axi_gmem1": 32 * lanes}
-    assert p.pointer_bytes("out") == 4 and p.pointer_bytes("x") == 8
+    assert p.arch.pointer_bytes("out") == 4 and p.arch.pointer_bytes("x") == 8
     # every other kernel: one width, the output's type the result's (argmax: int64)
     q = plan(LIBRARY.get("reduce_ops/argmax"), rung, "float32")
-    assert q.pointer_bits("out") == q.port_bits
+    assert q.arch.pointer_bits("out") == q.arch.port_bits
     assert interface(q).arg("out").ctype == "int64_t*"

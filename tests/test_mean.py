@@ -59,11 +59,11 @@ def test_hls_divides_in_the_kernel_only_at_single_cu_rungs(mean, rung, tmp_path)
     bench = sources.testbench.read_text()
     divides = re.search(r"out\[0\] = fk::div\(.*static_cast<float>\((n|words)\)\);", kernel)
     if p.rung.multi_cu:
-        assert p.finish is None and not divides
+        assert p.arch.finish is None and not divides
         # The testbench is the host here: CU sums added, then one division by n.
         assert "actual[0] = fk::div(actual[0], static_cast<float>(n));" in bench
     else:
-        assert p.finish == "div" and divides
+        assert p.arch.finish == "div" and divides
         assert "fk::div(actual[0]" not in bench
 
 
@@ -89,7 +89,7 @@ def test_csim(mean, rung, tmp_path: Path):
     and the reduction's special values, at a single-CU rung and a multi-CU one."""
     p = plan(mean, rung, "float32")
     sources = generate_hls(p, tmp_path / "src")
-    cases = stimulus.cases(mean, DTYPES["float32"], size=300, lanes=p.lanes)
+    cases = stimulus.cases(mean, DTYPES["float32"], size=300, lanes=p.arch.lanes)
     result = csim.run(p, sources, cases, tmp_path / "run")
     assert result.passed, (result.error, [r.verdict.summary() for r in result.results
                                           if not r.verdict.passed][:3])

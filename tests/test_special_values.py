@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from fpgakern.ir import special
-from fpgakern.ladder import Plan
+from fpgakern.ladder import Microarchitecture
 from fpgakern.verify import opsim, stimulus
 
 # Every kind of value both kernels and operators must be tested on.
@@ -59,4 +59,4 @@ def test_kernels_and_operators_draw_from_it():
 
 def test_a_binary_kernels_special_pairs_fit_one_testbench_case():
     pairs = len(special.KERNEL_FLOAT32) ** 2
-    assert pairs <= Plan.max_test_elements
+    assert pairs <= Microarchitecture.max_test_elements

@@ -33,7 +33,7 @@ from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.cli import main
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import plan
-from fpgakern.orchestrate.step import StepContext, VariantId
+from fpgakern.orchestrate.step import StepContext
 from fpgakern.orchestrate.steps.rtl import FILELIST, Rtl
 from fpgakern.orchestrate.steps.sim import Sim
 from fpgakern.orchestrate.worker import StepJob, run_job
@@ -200,7 +200,7 @@ def test_a_failing_compiler_is_a_csim_failure_not_an_internal_error(tmp_path, mo
     specs = {f"my_ops/{f.name}": f.read_text()
              for f in (USER_PROJECT / "kernel_specs" / "my_ops").glob("*.yaml")}
     monkeypatch.setenv("CXX", "false")  # a compiler that fails without a word
-    result = run_job(StepJob(VariantId.of(p), "csim", specs, inputs))
+    result = run_job(StepJob(p.variant, "csim", specs, inputs))
     assert not result.outcome.passed
     assert result.outcome.detail.startswith("g++ failed on total_f32.cpp"), result.outcome.detail
     assert "internal error" not in result.outcome.detail

@@ -11,7 +11,7 @@ from fpgakern import paths
 from fpgakern.cli._build_options import execution_options
 from fpgakern.cli._common import json_option, load_library, specs_option
 from fpgakern.errors import UsageError, display_path
-from fpgakern.ladder import plan
+from fpgakern.ladder import Plan, Variant
 from fpgakern.report.results import RESULTS, reports_dir
 
 
@@ -40,6 +40,7 @@ def command(out: Path | None, jobs: int | None, executor: str, scheduler: str | 
     if not failed:
         click.echo("nothing to retry: the latest build passed")
         return
-    plans = [plan(library.get(v["kernel"]), v["rung"], v["dtype"]) for v in failed]
+    variants = [Variant.from_json(v) for v in failed]
+    plans = [Plan(library.get(v.kernel), v) for v in variants]
     report = execute(plans, root, executor, jobs, scheduler, until, as_json, "fpgakern retry")
     finish(report, as_json)

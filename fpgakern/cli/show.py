@@ -58,7 +58,7 @@ def command(kernel: str, opt: int | None, dtype: str | None, what: str,
         text = render(templates_dir(), k.kind, "testbench.cpp.j2", **context(p))
         lexer = "cpp"
     else:
-        if not (p.rung.multi_cu or p.bank_per_port):
+        if not (p.rung.multi_cu or p.placement.bank_per_port):
             linked = ", ".join(f"{r.index} ({r.name})" for r in RUNGS if r.multi_cu)
             raise click.UsageError(f"rung {p.rung.index} ({p.rung.name}) is one CU with "
                                    f"the default placement: no link config. Rungs "

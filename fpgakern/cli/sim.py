@@ -21,7 +21,7 @@ from fpgakern.cli._common import (
 )
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ir.kernel import Kernel
-from fpgakern.ladder import builds, not_built
+from fpgakern.ladder import MemorySystem, Plan, Variant
 from fpgakern.link import platforms
 from fpgakern.report.tables import print_table
 from fpgakern.verify.rtlsim import DEFAULT_LATENCY, Memory, SimResult, simulate
@@ -37,23 +37,21 @@ Examples:
 """
 
 
-def _jobs(kernels: list[Kernel], rung: int | None, dtype: str | None,
-          explicit: bool) -> list[tuple[Kernel, int, str]]:
-    jobs = []
+def _plans(kernels: list[Kernel], rung: int | None, dtype: str | None, explicit: bool,
+           memory: MemorySystem | None, bank_per_port: bool) -> list[Plan]:
+    """The variants to simulate, each on ``memory``: a kernel that does not build the
+    rung or dtype asked for is an error when named (``explicit``), else left out."""
+    plans = []
     for k in kernels:
-        if rung is not None and not builds(k, rung):
-            if explicit:
-                raise UsageError(not_built(k, rung))
-            continue
-        if dtype is not None and dtype not in k.dtypes:
-            if explicit:
-                raise UsageError(f"{k.qualname} has no dtype {dtype!r} "
-                                 f"(its dtypes: {', '.join(k.dtypes)})")
-            continue
         for d in ([dtype] if dtype else list(k.dtypes)):
             for r in ([rung] if rung is not None else list(k.rungs)):
-                jobs.append((k, r, d))
-    return jobs
+                variant = Variant.of(k, r, d, memory=memory, bank_per_port=bank_per_port)
+                try:
+                    plans.append(Plan(k, variant))
+                except UsageError:
+                    if explicit:
+                        raise
+    return plans
 
 
 def _fmt(value: float | None, spec: str) -> str:
@@ -141,16 +139,15 @@ def command(kernels: tuple[str, ...], rung: int | None, all_rungs: bool, dtype: 
     memory_system = platforms.load(platform).memory_system() if platform else None
     library = load_library(specs)
     chosen = library.select(list(kernels)) if kernels else library.kernels
-    jobs = _jobs(chosen, rung, dtype, explicit=bool(kernels))
-    if not jobs:
+    plans = _plans(chosen, rung, dtype, bool(kernels), memory_system, bank_per_port)
+    if not plans:
         raise UsageError("nothing to simulate for that selection")
     results: list[SimResult] = []
-    for kernel, rung_index, d in jobs:
+    for p in plans:
         if not as_json:
-            err_console.print(f"[dim]simulating {kernel.qualname} opt{rung_index} {d}...[/]")
-        results.append(simulate(kernel, rung_index, d, size=size, memory=memory,
-                                latency=latency, write_latency=write_latency, waves=waves,
-                                memory_system=memory_system, bank_per_port=bank_per_port))
+            err_console.print(f"[dim]simulating {p.variant}...[/]")
+        results.append(simulate(p, size=size, memory=memory, latency=latency,
+                                write_latency=write_latency, waves=waves))
     if as_json:
         print_json({"results": [r.to_json() for r in results]})
     else:

@@ -51,7 +51,7 @@ EMPTY_ROW_RESULT: dict[str, float] = {"sum": 0.0, "mean": math.nan, "max": math.
 # The size arguments of each kind's kernel, after its scalars (docs/spec-format.md):
 # ``n`` elements; for broadcast, element e belongs to channel
 # (channel0 + e // inner) % channels; for the row kinds, ``rows`` rows of ``cols``
-# elements, each row starting at a multiple of the rung's lanes (Plan.lanes).
+# elements, each row starting at a multiple of the rung's lanes (Microarchitecture.lanes).
 SIZE_ARGS: dict[str, tuple[str, ...]] = {
     "elementwise": ("n",),
     "reduction": ("n",),

@@ -94,7 +94,8 @@ KERNEL_INT32 = (
 )
 
 # complex64 kernels (issue 16): a binary kernel pairs every value with every other, within
-# a case's 4096 elements (Plan.max_test_elements), so its values are every pair (re, im)
+# a case's 4096 elements (Microarchitecture.max_test_elements), so its values are every
+# pair (re, im)
 # of these 8 components (64 values, 4096 pairs): NaN, the infinities and zeros of both
 # signs, one, the largest and the smallest magnitude, in either part. A unary kernel takes
 # every pair of KERNEL_FLOAT32's components (1369 values).

@@ -177,14 +177,14 @@ def _for_platform(item: LinkInput, platform: Platform) -> LinkInput:
     per-port sp= replace the build's link.cfg (written for the build's platform)."""
     if item.plan is None or not item.plan.rung.spread_ports:
         return item
-    p = replace(item.plan, memory=platform.memory_system())
+    p = item.plan.placed_on(platform.memory_system())
     name = item.kernel.name
-    nk = Nk(name, p.compute_units, ())
+    nk = Nk(name, p.placement.compute_units, ())
     sp = tuple(Sp(cu_name, pointer, tag, f"{item.origin} on {platform.name}")
-               for cu, cu_name in enumerate(nk.cu_names) for pointer in p.pointers
-               if (tag := p.bank_tag(cu, pointer)) is not None)
+               for cu, cu_name in enumerate(nk.cu_names) for pointer in p.arch.pointers
+               if (tag := p.placement.bank_tag(cu, pointer)) is not None)
     own = replace(item.config, nk=(nk,), sp=sp)
-    return replace(item, compute_units=p.compute_units, config=own, plan=p)
+    return replace(item, compute_units=p.placement.compute_units, config=own, plan=p)
 
 
 def _fit_build_config(item: LinkInput, platform: Platform, notes: list[str]) -> LinkConfig:

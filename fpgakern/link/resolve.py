@@ -83,9 +83,9 @@ def resolve(refs: list[str], library: Library, build_root: Path) -> list[LinkInp
         origin = ref_text(kernel.qualname, rung, dtype)
         built = build_root / xo.relative_path(p)
         if built.is_file():
-            inputs.append(replace(from_xo(built, p.compute_units, origin), plan=p))
+            inputs.append(replace(from_xo(built, p.placement.compute_units, origin), plan=p))
         else:
-            inputs.append(LinkInput(kernel_xml.from_plan(p), p.compute_units,
+            inputs.append(LinkInput(kernel_xml.from_plan(p), p.placement.compute_units,
                                     _build_config(built.parent), origin, plan=p))
     return inputs
 

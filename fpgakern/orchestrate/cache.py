@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from fpgakern import __version__
-from fpgakern.orchestrate.step import Step, StepOutcome, VariantId
+from fpgakern.ladder import Variant
+from fpgakern.orchestrate.step import Step, StepOutcome
 from fpgakern.util.files import sha256_file, sha256_text, write_text_atomic
 
 RECORD_DIR = ".fpgakern"
@@ -27,14 +28,14 @@ RECORD_SCHEMA = 1
 
 def task_key(
     step: Step,
-    variant: VariantId,
+    variant: Variant,
     spec_texts: dict[str, str],
     inputs: list[str],  # Step.key_inputs: code, data, tools, flags
     upstream_keys: list[str],
 ) -> str:
     specs = [f"{name}\n{text}" for name, text in sorted(spec_texts.items())]
     return sha256_text(
-        f"schema={RECORD_SCHEMA}", __version__, step.name, str(step.version), str(variant),
+        f"schema={RECORD_SCHEMA}", __version__, step.name, str(step.version), variant.key,
         *specs, *inputs, *upstream_keys,
     )
 

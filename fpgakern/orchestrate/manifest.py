@@ -45,11 +45,9 @@ def write(plan: Plan, folder: Path, tasks: list[Task],
     data = {
         "schema": SCHEMA,
         "fpgakern": __version__,
-        "kernel": plan.kernel.qualname,
+        **plan.variant.to_json(),  # what names it: kernel, rung, dtype (ladder.Variant)
         "top": plan.top,
-        "rung": plan.rung.index,
         "rung_name": plan.rung.name,
-        "dtype": plan.dtype.name,
         "spec": f"kernel_specs/{plan.kernel.category}/{plan.kernel.source.name}",
         "artifacts": artifacts,
         "steps": steps,

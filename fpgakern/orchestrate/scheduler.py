@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from fpgakern.errors import UsageError
-from fpgakern.ladder import Plan
+from fpgakern.ladder import Plan, Variant
 from fpgakern.orchestrate import cache, manifest
 from fpgakern.orchestrate.executors import Executor
-from fpgakern.orchestrate.step import Step, StepOutcome, VariantId
+from fpgakern.orchestrate.step import Step, StepOutcome
 from fpgakern.orchestrate.steps import steps
 from fpgakern.orchestrate.task import (
     BLOCKED,
@@ -97,10 +97,10 @@ class TaskGraph:
     def __init__(self, root: Path, plans: list[Plan], step_list: list[Step]) -> None:
         self.root = root
         self.tasks: list[Task] = []
-        self.by_variant: dict[VariantId, dict[str, Task]] = {}
-        self.specs: dict[VariantId, dict[str, str]] = {}
+        self.by_variant: dict[Variant, dict[str, Task]] = {}
+        self.specs: dict[Variant, dict[str, str]] = {}
         for plan in plans:
-            variant = VariantId.of(plan)
+            variant = plan.variant
             if variant in self.by_variant:
                 continue
             self.specs[variant] = spec_texts(plan)
@@ -135,7 +135,7 @@ class TaskGraph:
 
 def task_keys(
     plans: list[Plan], step_list: list[Step] | None = None
-) -> dict[tuple[VariantId, str], str]:
+) -> dict[tuple[Variant, str], str]:
     """Every task's cache key, as a build of ``plans`` computes it, running nothing and
     reading no build tree: (variant, step) -> key, without the tasks that are skipped."""
     graph = TaskGraph(Path(), plans, list(steps().values()) if step_list is None else step_list)

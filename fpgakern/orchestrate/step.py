@@ -1,6 +1,7 @@
 """The unit of the build: a step (one task kind) applied to one variant.
 
-A variant is one kernel x rung x dtype. Its steps form a chain (hls -> csim, hls -> rtl
+A variant is one kernel x rung x dtype (``ladder.Variant``, which names it across
+processes and machines). Its steps form a chain (hls -> csim, hls -> rtl
 -> lint / sim / xo, ...). Each step is a class in ``fpgakern/orchestrate/steps/<name>.py``
 named after the module (``steps/csim.py`` holds ``Csim``), found by that convention
 (``fpgakern.orchestrate.steps.steps()``): adding a step means adding one file.
@@ -32,22 +33,6 @@ from typing import Any, ClassVar
 
 from fpgakern import __version__, paths
 from fpgakern.ladder import Plan
-
-
-@dataclass(frozen=True)
-class VariantId:
-    """What names a variant across processes and machines."""
-
-    kernel: str  # category/name
-    rung: int
-    dtype: str
-
-    def __str__(self) -> str:
-        return f"{self.kernel} opt{self.rung} {self.dtype}"
-
-    @staticmethod
-    def of(plan: Plan) -> VariantId:
-        return VariantId(plan.kernel.qualname, plan.rung.index, plan.dtype.name)
 
 
 @dataclass
@@ -107,7 +92,8 @@ SPECS_FOLDER = "kernel_specs"
 WHEEL_DATA = "_data"
 PACKAGE = paths.PACKAGE_DIR.name
 # The code every task runs besides its step's module: the worker, which parses the job's
-# spec text into the plan the step reads (the spec schema, the ladder) and calls the step.
+# spec text and derives the plan the step reads (the spec schema, the ladder), and calls
+# the step.
 RUNNER = "fpgakern.orchestrate.worker"
 
 

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fpgakern.ladder import Plan
+from fpgakern.ladder import Plan, Variant
 from fpgakern.orchestrate.cache import Record
-from fpgakern.orchestrate.step import Step, StepOutcome, VariantId
+from fpgakern.orchestrate.step import Step, StepOutcome
 
 # Task states. A task ends cached, passed, failed, skipped (the step does not apply) or
 # blocked (a task it comes after did not pass).
@@ -36,8 +36,8 @@ class Task:
     record: Record | None = None
 
     @property
-    def variant(self) -> VariantId:
-        return VariantId.of(self.plan)
+    def variant(self) -> Variant:
+        return self.plan.variant
 
     @property
     def name(self) -> str:
@@ -50,7 +50,7 @@ class BuildResult:
     tasks: list[Task]
     seconds: float
     executor: str
-    variants: dict[VariantId, list[Task]] = field(default_factory=dict)
+    variants: dict[Variant, list[Task]] = field(default_factory=dict)
 
     @property
     def failed(self) -> list[Task]:

@@ -12,16 +12,16 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fpgakern import ladder
 from fpgakern.errors import FpgakernError
-from fpgakern.orchestrate.step import StepContext, StepOutcome, VariantId
+from fpgakern.ladder import Plan, Variant
+from fpgakern.orchestrate.step import StepContext, StepOutcome
 from fpgakern.orchestrate.steps import steps
 from fpgakern.spec.library import Library
 
 
 @dataclass
 class StepJob:
-    variant: VariantId
+    variant: Variant
     step: str
     specs: dict[str, str]  # paths below kernel_specs/ -> text: the spec and its category
     inputs: dict[str, bytes] = field(default_factory=dict)  # upstream outputs
@@ -50,8 +50,7 @@ def run_job(job: StepJob) -> JobResult:
             target.write_bytes(data)
         work.mkdir(parents=True, exist_ok=True)
         try:
-            kernel = Library(root / "kernel_specs").get(job.variant.kernel)
-            plan = ladder.plan(kernel, job.variant.rung, job.variant.dtype)
+            plan = Plan(Library(root / "kernel_specs").get(job.variant.kernel), job.variant)
             outcome = steps()[job.step].run(StepContext(plan, work, job.upstream))
             files = {name: (work / name).read_bytes() for name in outcome.files}
         except FpgakernError as err:

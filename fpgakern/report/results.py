@@ -54,9 +54,7 @@ def to_json(result: BuildResult, command: str, library: Any = None) -> dict[str,
     for variant, tasks in result.variants.items():
         folder = tasks[0].folder
         variants.append({
-            "kernel": variant.kernel,
-            "rung": variant.rung,
-            "dtype": variant.dtype,
+            **variant.to_json(),
             "folder": str(folder.relative_to(result.root)),
             "passed": all(t.status not in (FAILED, BLOCKED) for t in tasks),
             "tasks": [{

@@ -18,7 +18,7 @@ from fpgakern.ir import fft, shapes
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
 from fpgakern.runtime import host, memory, program, shaped, transform
-from fpgakern.runtime.program import Program, Variant
+from fpgakern.runtime.program import Program, ProgramVariant
 from fpgakern.runtime.resident import DeviceArray, Transfers
 from fpgakern.runtime.targets import TARGETS, Target, open_target
 from fpgakern.spec.library import Library
@@ -61,7 +61,7 @@ class KernelHandle:
 
     device: Device
     kernel: Kernel
-    variants: dict[str, Variant]  # by dtype name
+    variants: dict[str, ProgramVariant]  # by dtype name
     last_call: CallInfo | None = None
     _targets: dict[str, Target] = field(default_factory=dict)
 
@@ -69,7 +69,7 @@ class KernelHandle:
     def name(self) -> str:
         return self.kernel.qualname
 
-    def variant(self, dtype: str) -> Variant:
+    def variant(self, dtype: str) -> ProgramVariant:
         found = self.variants.get(dtype)
         if found is None:
             have = ", ".join(sorted(self.variants)) or "none"
@@ -303,7 +303,7 @@ class Device:
         return f"<fpgakern device {self.program.source} on {self.target}: " \
                f"{', '.join(sorted(self.program.variants)) or 'no kernels'}>"
 
-    def bank_map(self, variant: Variant) -> memory.BankMap | None:
+    def bank_map(self, variant: ProgramVariant) -> memory.BankMap | None:
         """hw_emu's memory banks for ``variant``: from the .xclbin (its platform's
         bandwidths, its CONNECTIVITY), else from ``platform`` and the link config's
         placement; None (no bandwidth limit) on other targets, without a platform, or
@@ -317,7 +317,7 @@ class Device:
         return None
 
     @property
-    def variants(self) -> dict[str, Variant]:
+    def variants(self) -> dict[str, ProgramVariant]:
         return self.program.variants
 
     def upload(self, a: np.ndarray, pitch: int | None = None) -> DeviceArray:

@@ -160,7 +160,7 @@ def scalar_bits(value: object, plan: Plan, name: str, where: str) -> int:
 def prepare(plan: Plan, compute_units: int, arrays: list[Input],
             scalars: dict[str, int]) -> Prepared:
     """Pad the inputs into whole words and split them over the CUs."""
-    lanes = plan.lanes
+    lanes = plan.arch.lanes
     n = int(arrays[0].shape[0]) if arrays else 0
     if n >= 2**31:
         raise UsageError(f"{n} elements: the kernel's n register is a 32-bit int")
@@ -177,7 +177,7 @@ def prepare(plan: Plan, compute_units: int, arrays: list[Input],
         # (complex64 -> float32 before rung 2: two to a 64-bit beat) the last beat, half
         # strobed, still lies in the buffer. Whole 512-bit words: a result kept on the
         # device (DeviceArray) may be read by a kernel of any rung.
-        per_word = plan.bundle_bits(plan.bundle(plan.kernel.output)) // (
+        per_word = plan.arch.bundle_bits(plan.arch.bundle(plan.kernel.output)) // (
             8 * out_dtype.itemsize)
         output = aligned_zeros(word_elements(-(-words * lanes // per_word) * per_word,
                                              out_dtype), out_dtype)
@@ -222,7 +222,7 @@ def finish(prepared: Prepared) -> np.ndarray:
     for i, share in enumerate(prepared.shares):
         partial = share.output[:1]
         result = partial.copy() if i == 0 else combine(result, partial).astype(dtype)
-    if reduction.finish is not None and (p.finish is None or not prepared.shares):
+    if reduction.finish is not None and (p.arch.finish is None or not prepared.shares):
         # The compute units returned their combined values (mean: sums); the host
         # finishes once, over all n (the sum of the sums divided by float(n)). With no
         # element no CU ran, and the host finishes the identity: mean's -0 / 0, NaN.
@@ -234,7 +234,7 @@ def finish(prepared: Prepared) -> np.ndarray:
 
 def share_first(prepared: Prepared, share: Share) -> int:
     """The index in the whole input of ``share``'s first element."""
-    return share.cu * prepared.shares[0].words * prepared.plan.lanes
+    return share.cu * prepared.shares[0].words * prepared.plan.arch.lanes
 
 
 def register_values(prepared: Prepared, share: Share) -> dict[str, int]:

@@ -6,7 +6,7 @@ file (``fpgakern.link.platforms``), which holds each bank's bandwidth and the ke
 does); MEM_TOPOLOGY and CONNECTIVITY say which bank each argument of each CU is connected
 to (the linker writes them from the platform file and the ``sp=`` lines). From a build tree
 or plans, with a platform named: the placement the link config would make
-(``Plan.port_bank``, the default placement or a bank per port).
+(``Placement.port_bank``, the default placement or a bank per port).
 
 Without bandwidth figures (an unknown platform, or banks the platform file gives no
 ``bandwidth:``) there is no :class:`BankMap` and hw_emu's memory has no limit.
@@ -14,7 +14,6 @@ Without bandwidth figures (an unknown platform, or banks the platform file gives
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,9 +42,9 @@ def from_plan(plan: Plan, platform: str, bank_per_port: bool = False) -> BankMap
     """The banks of ``platform`` and the placement the link config makes for ``plan``
     (all of a CU's ports on its bank; with ``bank_per_port``, a bank per port)."""
     memory = platforms.load(platform).memory_system()
-    placed = dataclasses.replace(plan, memory=memory, bank_per_port=bank_per_port)
-    placement = {(cu, plan.bundle(pointer)): placed.port_bank(cu, pointer)
-                 for cu in range(plan.compute_units) for pointer in plan.pointers}
+    placed = plan.placed_on(memory, bank_per_port).placement
+    placement = {(cu, plan.arch.bundle(pointer)): placed.port_bank(cu, pointer)
+                 for cu in range(plan.placement.compute_units) for pointer in plan.arch.pointers}
     found = BankMap(memory.platform, memory.banks, memory.bytes_per_cycle, placement)
     return found if found.limited else None
 
@@ -98,7 +97,7 @@ def from_xclbin(path: Path, top: str, cu_names: tuple[str, ...], plan: Plan) -> 
     conns: list[sections.Connection] = _entries(image, "CONNECTIVITY", sections.Connection)
     ips: list[sections.IpData] = _entries(image, "IP_LAYOUT", sections.IpData)
     tags, rates = banks.tags, banks.bytes_per_cycle
-    bundles = {arg.id: plan.bundle(arg.name) for arg in interface(plan).pointers}
+    bundles = {arg.id: plan.arch.bundle(arg.name) for arg in interface(plan).pointers}
     cu_index = {f"{top}:{name}": i for i, name in enumerate(cu_names)}
     placement: dict[tuple[int, str], int] = {}
     for conn in conns:

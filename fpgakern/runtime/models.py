@@ -83,7 +83,7 @@ def _cached(key: str, target: str, top: str, build: Callable[[Path], None]) -> P
 def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     iface = interface(plan)
     spelling = CSpelling(plan, iface)
-    word_bytes = plan.port_bits // 8
+    word_bytes = plan.arch.port_bits // 8
     pointers = []
     transform_types = None
     if plan.kernel.transform is not None:  # each pointer its own type (hls.spectral)
@@ -106,7 +106,7 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     call_args = [_sw_call_arg(arg) for arg in iface.args]
     return {
         "top": plan.top, "qualname": plan.kernel.qualname, "rung": plan.rung.index,
-        "dtype": plan.dtype.name, "kernel_file": kernel_file, "lanes": plan.lanes,
+        "dtype": plan.dtype.name, "kernel_file": kernel_file, "lanes": plan.arch.lanes,
         "word_bytes": word_bytes, "sizes": sizes,
         "pointers": pointers, "scalars": scalars, "call_args": call_args,
         "free_running": plan.kernel.free_running,
@@ -134,7 +134,7 @@ def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
         # of the pointer's own element type (runtime/transform.py).
         half = (kernel.transform == "irfft") != output
         count = "(n / 2 + 1)" if half and kernel.transform in ("rfft", "irfft") else "n"
-        lanes = plan.pointer_lanes(pointer)
+        lanes = plan.arch.pointer_lanes(pointer)
         element = kernel.pointer_dtype(pointer, plan.dtype.name).bytes
         return (f"static_cast<uint64_t>(rows > 0 ? rows : 0) * "
                 f"static_cast<uint64_t>(({count} + {lanes - 1}) / {lanes} * {lanes}) * {element}")
@@ -142,7 +142,7 @@ def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
     kind = kernel.kind
     table = lay is not None and pointer in lay.channel_inputs
     if kind == "elementwise" and output:  # its own words (complex64 abs: float32 lanes)
-        return f"words(n) * {plan.pointer_bits(pointer) // 8}"
+        return f"words(n) * {plan.arch.pointer_bits(pointer) // 8}"
     if kind in ("elementwise", "reduction"):
         return f"words(n) * {word_bytes}"
     if kind == "broadcast":
@@ -211,14 +211,15 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
                             f"{plan.dtype.name}: {err}") from None
         kernel = plan.kernel
         # A free-running kernel has no bundle at all: its beats are its streams' 32 bits.
-        data_bits = max((plan.bundle_bits(b) for b in plan.bundles), default=plan.port_bits)
+        data_bits = max((plan.arch.bundle_bits(b) for b in plan.arch.bundles),
+                        default=plan.arch.port_bits)
         source = _render("hw_model.cpp.j2", top=plan.top, qualname=kernel.qualname,
                          rung=plan.rung.index, dtype=plan.dtype.name,
                          data_bytes=data_bits // 8,
-                         bundles=plan.bundles,
-                         bundle_bytes={b: plan.bundle_bits(b) // 8 for b in plan.bundles},
-                         in_streams=[s for s in plan.streams if s in kernel.inputs],
-                         out_streams=[s for s in plan.streams if s in kernel.outputs],
+                         bundles=plan.arch.bundles,
+                         bundle_bytes={b: plan.arch.bundle_bits(b) // 8 for b in plan.arch.bundles},
+                         in_streams=[s for s in plan.arch.streams if s in kernel.inputs],
+                         out_streams=[s for s in plan.arch.streams if s in kernel.outputs],
                          free_running=kernel.free_running)
         support = [*sorted(MODEL_DIR.glob("*.hpp")), INCLUDE_DIR / "fkemu_model.h"]
         key = sha256_text("hw_emu", verilator.version(), gxx.identity(),

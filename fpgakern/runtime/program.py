@@ -22,15 +22,16 @@ from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
-from fpgakern.ladder import RUNGS, Plan, builds, plan
+from fpgakern.ladder import RUNGS, Plan, Variant, builds, plan
 from fpgakern.spec.library import Library
 
 MANIFEST = "manifest.json"
 
 
 @dataclass(frozen=True)
-class Variant:
-    """One kernel variant a device can run (or says why it cannot)."""
+class ProgramVariant:
+    """One kernel variant a device can run (or says why it cannot): its plan (whose
+    ``variant`` names it) and the compute units the build tree or .xclbin gives it."""
 
     plan: Plan
     compute_units: int
@@ -48,11 +49,11 @@ class Program:
     """The variants of one build tree or xclbin, by top name."""
 
     source: str
-    variants: dict[str, Variant] = field(default_factory=dict)
+    variants: dict[str, ProgramVariant] = field(default_factory=dict)
     xclbin: Path | None = None
     notes: list[str] = field(default_factory=list)
 
-    def add(self, variant: Variant) -> None:
+    def add(self, variant: ProgramVariant) -> None:
         self.variants[variant.top] = variant
 
 
@@ -64,7 +65,8 @@ def from_plans(plans: list[Plan], source: str = "library") -> Program:
     """Variants straight from plans: generated on the fly, nothing built beforehand."""
     program = Program(source)
     for p in plans:
-        program.add(Variant(p, p.compute_units, default_cu_names(p.top, p.compute_units)))
+        cus = p.placement.compute_units
+        program.add(ProgramVariant(p, cus, default_cu_names(p.top, cus)))
     return program
 
 
@@ -75,13 +77,13 @@ def from_build_tree(root: Path, library: Library, opt: int | None = None) -> Pro
     manifests = [root / MANIFEST] if (root / MANIFEST).is_file() else sorted(
         root.glob(paths.variant_glob(MANIFEST, below=True)))
     program = Program(display_path(root))
-    chosen: dict[str, tuple[int, Variant]] = {}
+    chosen: dict[str, tuple[int, ProgramVariant]] = {}
     for path in manifests:
         try:
             doc = json.loads(path.read_text())
-            kernel = library.get(doc["kernel"])
-            p = plan(kernel, int(doc["rung"]), doc["dtype"])
-        except (OSError, ValueError, KeyError, FpgakernError) as err:
+            identity = Variant.from_json(doc)
+            p = Plan(library.get(identity.kernel), identity)
+        except (OSError, ValueError, KeyError, TypeError, FpgakernError) as err:
             program.notes.append(f"{display_path(path)}: skipped ({err})")
             continue
         if opt is not None and p.rung.index != opt:
@@ -94,8 +96,8 @@ def from_build_tree(root: Path, library: Library, opt: int | None = None) -> Pro
         elif not csim.get("passed", False):
             detail = csim.get("detail") or "no csim verdict"
             problem = f"its build failed C simulation ({detail})"
-        variant = Variant(p, p.compute_units, default_cu_names(p.top, p.compute_units),
-                          path.parent, problem)
+        cus = p.placement.compute_units
+        variant = ProgramVariant(p, cus, default_cu_names(p.top, cus), path.parent, problem)
         best = chosen.get(p.top)
         # Prefer a working variant, then the highest rung.
         rank = (problem is None, p.rung.index)
@@ -166,5 +168,5 @@ def from_xclbin(path: Path, library: Library, build_root: Path | None = None) ->
                 if (folder / f"{k.desc.name}.cpp").is_file():
                     rung, hls_dir = r, folder
                     break
-        program.add(Variant(plan(kernel, rung, dtype), len(cu_names), cu_names, hls_dir))
+        program.add(ProgramVariant(plan(kernel, rung, dtype), len(cu_names), cu_names, hls_dir))
     return program

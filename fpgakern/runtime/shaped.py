@@ -87,7 +87,7 @@ def _words(count: int, lanes: int) -> int:
 
 def _table(a: host.Input, plan: Plan, uploads: list[int]) -> np.ndarray:
     """A per-channel (per-column) operand in whole memory words."""
-    return host.laid_out(a, _words(a.size, plan.lanes) * plan.lanes, plan.dtype.numpy,
+    return host.laid_out(a, _words(a.size, plan.arch.lanes) * plan.arch.lanes, plan.dtype.numpy,
                          uploads)
 
 
@@ -107,7 +107,7 @@ def _prepare_broadcast(plan: Plan, compute_units: int, arrays: list[host.Input],
                        scalars: dict[str, int]) -> host.Prepared:
     lay = plan.kernel.layout
     assert lay is not None
-    lanes, n, inner = plan.lanes, sizes["n"], sizes["inner"]
+    lanes, n, inner = plan.arch.lanes, sizes["n"], sizes["inner"]
     words = _words(n, lanes)
     padded: dict[str, np.ndarray] = {}
     tables: dict[str, np.ndarray] = {}
@@ -142,7 +142,7 @@ def _prepare_broadcast(plan: Plan, compute_units: int, arrays: list[host.Input],
 
 def pitch(plan: Plan, cols: int) -> int:
     """Elements from one row's start to the next's: cols in whole memory words."""
-    return _words(cols, plan.lanes) * plan.lanes
+    return _words(cols, plan.arch.lanes) * plan.arch.lanes
 
 
 def _rows(a: host.Input, rows: int, cols: int, row_pitch: int, plan: Plan,
@@ -162,7 +162,7 @@ def _prepare_rows(plan: Plan, compute_units: int, arrays: list[host.Input],
                   scalars: dict[str, int]) -> host.Prepared:
     lay = plan.kernel.layout
     assert lay is not None
-    lanes, rows, cols = plan.lanes, sizes["rows"], sizes["cols"]
+    lanes, rows, cols = plan.arch.lanes, sizes["rows"], sizes["cols"]
     row_pitch = pitch(plan, cols)
     uploads: list[int] = []
     inputs = {name: _table(a, plan, uploads) if name in lay.channel_inputs

@@ -20,7 +20,7 @@ from fpgakern.ir.dtypes import DTYPES
 from fpgakern.runtime import host, models
 from fpgakern.runtime._abi import ModelBank, ModelCU
 from fpgakern.runtime.memory import BankMap
-from fpgakern.runtime.program import Variant
+from fpgakern.runtime.program import ProgramVariant
 
 TARGETS = ("sw_emu", "hw_emu", "hw")
 # Device addresses of the buffers an emulated CU sees: above 4 GiB (a kernel that drops
@@ -38,7 +38,7 @@ class Target(Protocol):
 class EmulationTarget:
     """sw_emu or hw_emu: a model library with one :class:`ModelCU` per compute unit."""
 
-    def __init__(self, variant: Variant, name: str, read_latency: int = 64,
+    def __init__(self, variant: ProgramVariant, name: str, read_latency: int = 64,
                  write_latency: int = 64, banks: BankMap | None = None) -> None:
         self.name = name
         self.variant = variant
@@ -95,7 +95,7 @@ class XrtTarget:
 
     name = "hw"
 
-    def __init__(self, variant: Variant, xclbin: Path | None, device_index: int = 0) -> None:
+    def __init__(self, variant: ProgramVariant, xclbin: Path | None, device_index: int = 0) -> None:
         try:
             import pyxrt
         except ImportError:
@@ -148,7 +148,7 @@ class XrtTarget:
         return float(np.array(bits, dtype=np.uint32).view(np.float32))
 
 
-def open_target(variant: Variant, name: str, xclbin: Path | None,
+def open_target(variant: ProgramVariant, name: str, xclbin: Path | None,
                 read_latency: int = 64, banks: BankMap | None = None) -> Target:
     if name in models.TARGETS:
         return EmulationTarget(variant, name, read_latency, banks=banks)

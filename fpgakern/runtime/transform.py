@@ -84,8 +84,8 @@ def prepare(plan: Plan, compute_units: int, rows_in: np.ndarray, n: int,
     rows = math.prod(shape[:-1])
     in_cols = fft.input_length(kernel.transform, n)
     out_cols = fft.output_length(kernel.transform, n)
-    in_pitch = _pitch(in_cols, plan.pointer_lanes(kernel.inputs[0]))
-    out_pitch = _pitch(out_cols, plan.pointer_lanes(kernel.output))
+    in_pitch = _pitch(in_cols, plan.arch.pointer_lanes(kernel.inputs[0]))
+    out_pitch = _pitch(out_cols, plan.arch.pointer_lanes(kernel.output))
     buf = host.aligned_zeros(rows * in_pitch, rows_in.dtype)
     if rows:
         buf.reshape(rows, in_pitch)[:, :in_cols] = rows_in.reshape(rows, in_cols)
@@ -101,7 +101,7 @@ def prepare(plan: Plan, compute_units: int, rows_in: np.ndarray, n: int,
         inputs = [buf[first * in_pitch:(first + count) * in_pitch]]
         out = output[first * out_pitch:(first + count) * out_pitch]
         shares.append(host.Share(cu, inputs, out, count * n,
-                                 count * in_pitch // plan.pointer_lanes(kernel.inputs[0]),
+                                 count * in_pitch // plan.arch.pointer_lanes(kernel.inputs[0]),
                                  {"rows": count, "n": n}))
     out_shape = (*shape[:-1], out_cols)
     return host.Prepared(plan, rows * n, shares, scalars, output, out_shape,
@@ -117,6 +117,6 @@ def finish(prepared: host.Prepared) -> np.ndarray:
     if not rows:
         return prepared.output[:0].reshape(out_shape).copy()
     plan = prepared.plan
-    pitch = _pitch(cols, plan.pointer_lanes(plan.kernel.output))
+    pitch = _pitch(cols, plan.arch.pointer_lanes(plan.kernel.output))
     padded = prepared.output[:rows * pitch].reshape(rows, pitch)
     return np.ascontiguousarray(padded[:, :cols]).reshape(out_shape)

@@ -129,9 +129,9 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     int32 number of alternatives and each one's results). With ``flush_subnormals`` that
     block holds the kernel's summed ulps and no alternative: the flushing reference is
     not followed."""
-    if case.size > plan.max_test_elements:
+    if case.size > plan.arch.max_test_elements:
         raise ValueError(f"case {case.label}: {case.size} elements; the testbench takes at "
-                         f"most {plan.max_test_elements} (Plan.max_test_elements)")
+                         f"most {plan.arch.max_test_elements} (Plan.arch.max_test_elements)")
     kernel, dtype_name = plan.kernel, plan.dtype.name
     element = plan.dtype.numpy
     parts = [np.int32(case.size).tobytes()]
@@ -167,7 +167,7 @@ def cases_for(plan: Plan, size: int) -> list[Case | ShapedCase]:
         return list(spectral.cases(plan.kernel, plan.dtype))
     if plan.kernel.staged(plan.dtype.name) is not None:
         return list(shaped_stimulus.cases(plan.kernel, plan.dtype))
-    return list(stimulus.cases(plan.kernel, plan.dtype, size=size, lanes=max(plan.lanes, 16)))
+    return list(stimulus.cases(plan.kernel, plan.dtype, size=size, lanes=max(plan.arch.lanes, 16)))
 
 
 def write_any_case(case: Case | ShapedCase, plan: Plan, path: Path, *,
@@ -207,10 +207,11 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
     else:
         header = [size_values["rows"], size_values["cols"],
                   expected.shape[-1] if expected.ndim else 1]
-        padded = size_values["rows"] * -(-size_values["cols"] // plan.lanes) * plan.lanes
-    if padded > plan.max_test_elements:
+        padded = size_values["rows"] * -(-size_values["cols"] // plan.arch.lanes) * plan.arch.lanes
+    if padded > plan.arch.max_test_elements:
         raise ValueError(f"case {case.label}: {padded} elements with padding; the testbench "
-                         f"takes at most {plan.max_test_elements} (Plan.max_test_elements)")
+                         f"takes at most {plan.arch.max_test_elements} "
+                         "(Plan.arch.max_test_elements)")
     parts = [np.asarray(header, dtype=np.int32).tobytes()]
     scalar = DTYPES[plan.dtype.scalar_dtype].numpy  # complex64's scalars are float32
     parts += [np.asarray(case.scalars[s.name], dtype=scalar).tobytes()

@@ -74,7 +74,7 @@ def _row_specials(cols: int) -> np.ndarray:
 
 def cases(kernel: Kernel, dtype: DType) -> list[ShapedCase]:
     """The C-simulation cases of a shaped kernel (every case fits the testbench's
-    Plan.max_test_elements, 4096 elements with each row padded to 16)."""
+    Microarchitecture.max_test_elements, 4096 elements with each row padded to 16)."""
     layout = kernel.layout
     staged = kernel.staged(dtype.name)
     assert layout is not None and staged is not None

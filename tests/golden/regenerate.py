@@ -45,7 +45,7 @@ from pathlib import Path
 
 from fpgakern import ladder, paths
 from fpgakern.orchestrate.scheduler import spec_texts
-from fpgakern.orchestrate.step import StepOutcome, VariantId
+from fpgakern.orchestrate.step import StepOutcome
 from fpgakern.orchestrate.worker import StepJob, run_job
 from fpgakern.spec.library import Library
 
@@ -97,11 +97,11 @@ def library(variant: Variant) -> Library:
 def _built_files(variant: Variant) -> dict[str, bytes]:
     """The variant's build-tree files after the generating steps, by relative path."""
     plan = ladder.plan(library(variant).get(variant.kernel), variant.rung, variant.dtype)
-    vid, specs = VariantId.of(plan), spec_texts(plan)
+    specs = spec_texts(plan)
     files: dict[str, bytes] = {}
     outcomes: dict[str, StepOutcome] = {}
     for step in STEPS:
-        result = run_job(StepJob(vid, step, specs, dict(files), dict(outcomes)))
+        result = run_job(StepJob(plan.variant, step, specs, dict(files), dict(outcomes)))
         if not result.outcome.passed:
             trace = result.outcome.data.get("traceback", "")
             raise GenerationError(f"{variant}: step {step} failed: {result.outcome.detail}"

@@ -14,5 +14,6 @@ def must_show_inputs(make_plan) -> list[linker.LinkInput]:
     out = []
     for name, rung in (("binary_ops/add", 3), ("unary_ops/exp", 4), ("reduce_ops/sum", 4)):
         p = make_plan(name, rung)
-        out.append(linker.LinkInput(kernel_xml.from_plan(p), p.compute_units, origin=name))
+        cus = p.placement.compute_units
+        out.append(linker.LinkInput(kernel_xml.from_plan(p), cus, origin=name))
     return out

@@ -1,6 +1,6 @@
 """sp= per port (issue 13, item 4): with a bank per port, the link config places every
 data-moving port of every CU on its own bank of the platform, the one the simulation
-uses for it (Plan.port_bank)."""
+uses for it (Placement.port_bank)."""
 
 from __future__ import annotations
 
@@ -43,4 +43,4 @@ def test_the_default_placement_keeps_one_bank_per_cu():
     p = plan(LIBRARY.get("binary_ops/add"), 3, "float32")
     parsed = config.parse(render_link_config(p, card))
     assert {(sp.cu, sp.memory) for sp in parsed.sp} == {
-        (f"add_f32_{i + 1}", f"HBM[{i}]") for i in range(p.compute_units)}
+        (f"add_f32_{i + 1}", f"HBM[{i}]") for i in range(p.placement.compute_units)}

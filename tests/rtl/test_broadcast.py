@@ -57,7 +57,7 @@ def test_schedule_outputs_delays_early_results():
 def test_tables_per_lane_and_one_read_per_channel(library, rung):
     p = plan(library.get("nn_ops/batch_norm"), rung, "float32")
     top = render(p)[f"{p.top}.sv"]
-    lanes = p.lanes
+    lanes = p.arch.lanes
     # Per-channel inputs are read `channels` elements once (tbl_beats), x n elements.
     for c in ("running_mean", "running_var", "weight", "bias"):
         assert re.search(rf"u_read_{c} \(.*?\.beats\(tbl_beats\)", top, re.S)
@@ -90,8 +90,11 @@ def test_broadcast_ideal_counts_table_load_once(library):
     kernel = library.get("nn_ops/batch_norm")
     sizes = {"n": 32 * 64 * 1024, "channels": 64}
     buffered, vectorized = plan(kernel, 1, "float32"), plan(kernel, 4, "float32")
-    assert buffered.compute_elements_per_cycle == 0.5
-    assert buffered.table_cycles(64) == 64 * 5
-    assert buffered.pointer_bytes("running_var") == 0 and buffered.pointer_bytes("x") == 4
-    assert vectorized.ideal_for(sizes) == pytest.approx(sizes["n"] / (64 + sizes["n"] / 16))
-    assert plan(library.get("binary_ops/add"), 4, "float32").ideal_for({"n": 1000}) == 16
+    assert buffered.performance.compute_elements_per_cycle == 0.5
+    assert buffered.performance.table_cycles(64) == 64 * 5
+    assert buffered.arch.pointer_bytes("running_var") == 0
+    assert buffered.arch.pointer_bytes("x") == 4
+    assert vectorized.performance.ideal_for(sizes) == \
+        pytest.approx(sizes["n"] / (64 + sizes["n"] / 16))
+    add = plan(library.get("binary_ops/add"), 4, "float32")
+    assert add.performance.ideal_for({"n": 1000}) == 16

@@ -53,7 +53,7 @@ def test_one_read_of_the_input(library, rung):
     assert re.search(r"rd_\w+_beats = row_beats;", top)
     assert top.count("for (genvar a = 0; a < 2; a++) begin : g_s0_acc") == 1
     depth = int(re.search(r"ROWQ_DEPTH\s+= (\d+)", top).group(1))
-    assert depth >= 4096 // p.lanes + rows.SLACK_BEATS
+    assert depth >= 4096 // p.arch.lanes + rows.SLACK_BEATS
     in_flight = "x_first_ok = x_col != '0 || in_flight < 8'd1;"
     assert (in_flight in top) == (rung < 2)
 

@@ -51,7 +51,7 @@ def run_smoke(kernel_name: str, rung: int, sizes: list[int], work: Path,
         "kernel": kernel.name,
         "dtype": dtype,
         "sizes": sizes,
-        "align": 64 if p.lanes > 1 else 4,
+        "align": 64 if p.arch.lanes > 1 else 4,
         "backpressure": backpressure,
         "memory": memory,
     }

@@ -60,7 +60,7 @@ def _cases(dtype: str) -> list[np.ndarray]:
     pytest.param("argmin", "int32", marks=pytest.mark.slow)])
 def test_runtime_four_compute_units(name, dtype):
     qualname = f"reduce_ops/{name}"
-    assert variant(qualname, 3, dtype).compute_units == 4
+    assert variant(qualname, 3, dtype).placement.compute_units == 4
     handle = device_for(qualname, 3, dtype, "sw_emu").kernel(qualname)
     for x in _cases(dtype):
         got = handle(x)

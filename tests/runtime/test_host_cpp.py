@@ -58,7 +58,7 @@ def test_generated_host_matches_numpy(built, target, top):
     cases, done = _run_cases(p, program, path, folder / f"{top}_{target}", target)
     if target == "hw_emu":
         # The emulation library reports each CU's runs and cycles when the device closes.
-        cus = p.compute_units
+        cus = p.placement.compute_units
         assert done.stderr.count(f"fpgakern hw_emu: {top}:") == cus, done.stderr
         assert "cycles" in done.stderr
     accuracy = compare.accuracy_of(p.kernel, "float32")

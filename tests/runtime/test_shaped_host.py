@@ -85,11 +85,11 @@ def test_host_split_and_layout_give_the_oracle(qualname, main_shape, rung):
     scalars = {s.name: s.default for s in kernel.scalars}
     arrays = [tensors[n] for n in kernel.inputs]
     checked, shape = shaped.check_inputs(kernel, tuple(arrays), qualname)
-    prepared = shaped.prepare(p, p.compute_units, checked, shape, {})
+    prepared = shaped.prepare(p, p.placement.compute_units, checked, shape, {})
     for share in prepared.shares:
         for buf in [*share.inputs, share.output]:
             # Every buffer starts on a memory word, as the kernel's ports read them.
-            assert buf.ctypes.data % (p.port_bits // 8) == 0
+            assert buf.ctypes.data % (p.arch.port_bits // 8) == 0
     _run_contract(p, prepared, scalars)
     got = shaped.finish(prepared)
     want = reference.shaped_expected(kernel, "float32", tensors, scalars)
@@ -101,12 +101,12 @@ def test_host_split_and_layout_give_the_oracle(qualname, main_shape, rung):
 def test_multi_cu_broadcast_splits_at_channel_runs():
     kernel = LIBRARY.get("nn_ops/batch_norm")
     p = plan(kernel, 3, "float32")
-    assert p.compute_units > 1
+    assert p.placement.compute_units > 1
     tensors = _tensors("nn_ops/batch_norm", (3, 5, 7))
     checked, shape = shaped.check_inputs(kernel, tuple(tensors.values()), "t")
-    prepared = shaped.prepare(p, p.compute_units, checked, shape, {})
+    prepared = shaped.prepare(p, p.placement.compute_units, checked, shape, {})
     firsts = np.cumsum([0] + [s.sizes["n"] for s in prepared.shares])[:-1]
-    assert len(prepared.shares) == p.compute_units
+    assert len(prepared.shares) == p.placement.compute_units
     for first, share in zip(firsts, prepared.shares, strict=True):
         assert first % 7 == 0 and share.sizes["n"] % 7 == 0
         assert share.sizes["channel0"] == (first // 7) % 5

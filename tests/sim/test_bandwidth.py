@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from fpgakern.ladder import plan
 from fpgakern.link import platforms
 from fpgakern.verify.rtlsim import simulate
 
@@ -17,9 +18,9 @@ SIZE = 16384
 HBM_BYTES_PER_CYCLE = 14.375e9 / 300e6
 
 
-def _run(library, tmp_path, **kwargs):
-    result = simulate(library.get("binary_ops/add"), 4, "float32", size=SIZE,
-                      labels=["random"], special=False, run_dir=tmp_path, **kwargs)
+def _run(library, tmp_path, **placement):
+    result = simulate(plan(library.get("binary_ops/add"), 4, "float32", **placement), size=SIZE,
+                      labels=["random"], special=False, run_dir=tmp_path)
     assert result.passed, result.message
     return result
 
@@ -27,7 +28,7 @@ def _run(library, tmp_path, **kwargs):
 @pytest.mark.parametrize(("bank_per_port", "ideal"), [(False, 4.0), (True, 12.0)])
 def test_hbm_bank_bounds_rung4_add(library, tmp_path, bank_per_port, ideal):
     hbm = platforms.load("u55c").memory_system()
-    result = _run(library, tmp_path, memory_system=hbm, bank_per_port=bank_per_port)
+    result = _run(library, tmp_path, memory=hbm, bank_per_port=bank_per_port)
     assert result.ideal_elements_per_cycle == pytest.approx(ideal * 0.9983, rel=1e-3)
     rate = result.elements_per_cycle
     # The floor leaves room for the start (read latency) and the last writes.

@@ -15,14 +15,14 @@ WALKS = ["inner_1", "channels_17", "shape_3x16x33", "shape_2x3x5"]
 
 
 def _offset(library, kernel: str, rung: int) -> int:
-    beat = plan(library.get(kernel), rung, "float32").port_bits // 8
+    beat = plan(library.get(kernel), rung, "float32").arch.port_bits // 8
     return 4096 - 3 * beat  # three beats, then the page boundary
 
 
 @pytest.mark.parametrize("rung", [1, 4])
 def test_axiram_backpressure(library, rung, sim_run_dir):
     kernel = "nn_ops/batch_norm"
-    result = simulate(library.get(kernel), rung, "float32", memory="axiram",
+    result = simulate(plan(library.get(kernel), rung, "float32"), memory="axiram",
                       labels=WALKS, backpressure=0.3,
                       buffer_offset=_offset(library, kernel, rung), seed=rung + 7,
                       run_dir=sim_run_dir)
@@ -34,7 +34,7 @@ def test_axiram_backpressure(library, rung, sim_run_dir):
 @pytest.mark.parametrize("rung", [0, 2, 3])
 def test_fast_model_random_stalls(library, rung, sim_run_dir):
     kernel = "nn_ops/bias_add"
-    result = simulate(library.get(kernel), rung, "float32", labels=WALKS,
+    result = simulate(plan(library.get(kernel), rung, "float32"), labels=WALKS,
                       stall_permille=300, buffer_offset=_offset(library, kernel, rung),
                       seed=rung + 3, run_dir=sim_run_dir)
     assert result.passed, result.message
@@ -44,7 +44,7 @@ def test_channel_walk_errors_are_caught(library, mutate_rtl, sim_run_dir):
     """A walk that carries into the next channel one element late must fail."""
     mutate_rtl("fk_channel_walk.sv", r"carry = sum >= \{1'b0, inner_q\};",
                "carry = sum > {1'b0, inner_q};")
-    result = simulate(library.get("nn_ops/bias_add"), 4, "float32", labels=WALKS,
+    result = simulate(plan(library.get("nn_ops/bias_add"), 4, "float32"), labels=WALKS,
                       build_speed="quick", run_dir=sim_run_dir)
     assert result.passed is False
     failed = {c["label"] for c in result.cases if not c["passed"]}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from fpgakern.ladder import plan
 from fpgakern.verify.rtlsim import simulate
 
 DTYPE = {"fft": "complex64", "ifft": "complex64", "rfft": "float32", "irfft": "complex64"}
@@ -23,7 +24,7 @@ CASES = {"random", "n_8", "n_16", "n_32", "n_64", "norm_forward", "norm_ortho", 
 
 
 def _every_case(library, transform, rung, run_dir):
-    result = simulate(library.get(f"spectral_ops/{transform}"), rung, DTYPE[transform],
+    result = simulate(plan(library.get(f"spectral_ops/{transform}"), rung, DTYPE[transform]),
                       size=256, run_dir=run_dir, build_speed="quick")
     assert result.passed, f"{transform} opt{rung}: {result.message}"
     assert {c["label"] for c in result.cases} == CASES
@@ -48,7 +49,7 @@ def test_every_streaming_transform(library, transform, rung, sim_run_dir):
 
 def _rate(library, transform, rung, rows, run_dir):
     """Complex samples per cycle of ``rows`` rows of 1024, ap_start to ap_done."""
-    result = simulate(library.get(f"spectral_ops/{transform}"), rung, DTYPE[transform],
+    result = simulate(plan(library.get(f"spectral_ops/{transform}"), rung, DTYPE[transform]),
                       size=rows * 1024, labels=["random"], special=False, run_dir=run_dir,
                       build_speed="quick")
     assert result.passed, result.message

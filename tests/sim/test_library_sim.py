@@ -15,6 +15,7 @@ import pytest
 from variant_selection import variant_params
 
 from fpgakern import paths
+from fpgakern.ladder import plan
 from fpgakern.spec.library import Library
 from fpgakern.verify.rtlsim import simulate
 
@@ -25,7 +26,7 @@ SIZE = 200
                          variant_params(Library(paths.SOURCE_ROOT / "kernel_specs"),
                                         operators=False))
 def test_kernel_matches_reference(library, kernel, rung, dtype, sim_run_dir):
-    result = simulate(library.get(kernel), rung, dtype, size=SIZE, run_dir=sim_run_dir)
+    result = simulate(plan(library.get(kernel), rung, dtype), size=SIZE, run_dir=sim_run_dir)
     if result.status == "skipped":
         pytest.skip(result.skipped)
     labels = [c["label"] for c in result.cases]

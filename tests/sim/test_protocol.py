@@ -18,7 +18,7 @@ TAILS = [1, 17, 53]  # single element, partial 512-bit words, a partial burst
 
 
 def _offset(library, kernel: str, rung: int, dtype: str) -> int:
-    beat = plan(library.get(kernel), rung, dtype).port_bits // 8
+    beat = plan(library.get(kernel), rung, dtype).arch.port_bits // 8
     return 4096 - 3 * beat  # three beats, then the page boundary
 
 
@@ -26,7 +26,7 @@ def _offset(library, kernel: str, rung: int, dtype: str) -> int:
 def test_axiram_backpressure(library, rung, sim_run_dir):
     kernel, dtype = "binary_ops/add", "int32"
     size = 300 if rung == 4 else 150
-    result = simulate(library.get(kernel), rung, dtype, size=size, memory="axiram",
+    result = simulate(plan(library.get(kernel), rung, dtype), size=size, memory="axiram",
                       labels=["random"], extra_sizes=TAILS, backpressure=0.3,
                       buffer_offset=_offset(library, kernel, rung, dtype), seed=rung + 11,
                       run_dir=sim_run_dir)
@@ -39,7 +39,7 @@ def test_axiram_backpressure(library, rung, sim_run_dir):
     ("unary_ops/relu", 4, "float32"),
 ])
 def test_axiram_backpressure_other_shapes(library, kernel, rung, dtype, sim_run_dir):
-    result = simulate(library.get(kernel), rung, dtype, size=200, memory="axiram",
+    result = simulate(plan(library.get(kernel), rung, dtype), size=200, memory="axiram",
                       labels=["random"], extra_sizes=TAILS, backpressure=0.3,
                       buffer_offset=_offset(library, kernel, rung, dtype), seed=5,
                       run_dir=sim_run_dir)
@@ -51,7 +51,7 @@ def test_axiram_backpressure_other_shapes(library, kernel, rung, dtype, sim_run_
 def test_fast_model_random_stalls(library, rung, dtype, sim_run_dir):
     """Same build as the library test: stalls on every channel, 4 KiB-straddling buffers."""
     kernel = "binary_ops/add"
-    result = simulate(library.get(kernel), rung, dtype, size=200, labels=["random"],
+    result = simulate(plan(library.get(kernel), rung, dtype), size=200, labels=["random"],
                       extra_sizes=[*TAILS, 1000], stall_permille=300,
                       buffer_offset=_offset(library, kernel, rung, dtype), seed=rung + 3,
                       run_dir=sim_run_dir)
@@ -61,8 +61,8 @@ def test_fast_model_random_stalls(library, rung, dtype, sim_run_dir):
 def test_stalls_cost_cycles(library, sim_run_dir):
     """The stall knob really throttles the kernel (else the test above proves nothing)."""
     kernel = library.get("binary_ops/add")
-    calm = simulate(kernel, 4, "int32", size=4000, labels=["random"], run_dir=sim_run_dir)
-    stalled = simulate(kernel, 4, "int32", size=4000, labels=["random"], stall_permille=500,
+    calm = simulate(plan(kernel, 4, "int32"), size=4000, labels=["random"], run_dir=sim_run_dir)
+    stalled = simulate(plan(kernel, 4, "int32"), size=4000, labels=["random"], stall_permille=500,
                        run_dir=sim_run_dir)
     assert calm.passed and stalled.passed
     assert stalled.cycles > 1.5 * calm.cycles, (calm.cycles, stalled.cycles)

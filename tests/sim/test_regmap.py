@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from fpgakern.ladder import plan
 from fpgakern.verify.rtlsim import regmap_tests
 
 TESTS = ["idle_after_reset", "arguments_read_back", "done_is_cleared_by_read",
@@ -21,7 +22,7 @@ _outcomes: dict[int, dict[str, object]] = {}
 def _run(library, rung: int, tmp_path_factory) -> dict[str, object]:
     if rung not in _outcomes:
         kernel = library.get("binary_ops/add")
-        outcomes, log = regmap_tests(kernel, rung, "int32",
+        outcomes, log = regmap_tests(plan(kernel, rung, "int32"),
                                      run_dir=tmp_path_factory.mktemp(f"regmap{rung}"))
         assert outcomes, f"the register-map testbench did not run:\n{log[-3000:]}"
         _outcomes[rung] = {o.name: o for o in outcomes}
@@ -42,7 +43,7 @@ def test_register_checks_can_fail(library, mutate_rtl, tmp_path):
     """A control slave whose ap_done never clears must fail the clear-on-read test."""
     mutate_rtl("fk_axil_ctrl.sv", r"else if \(rd_ctrl\) int_done <= 1'b0;",
                "else if (1'b0) int_done <= 1'b0;")
-    outcomes, log = regmap_tests(library.get("binary_ops/add"), 2, "int32", run_dir=tmp_path)
+    outcomes, log = regmap_tests(plan(library.get("binary_ops/add"), 2, "int32"), run_dir=tmp_path)
     by_name = {o.name: o for o in outcomes}
     assert not by_name["done_is_cleared_by_read"].passed
     assert "ap_done still set" in by_name["done_is_cleared_by_read"].message

@@ -15,7 +15,7 @@ from fpgakern.verify.rtlsim import simulate
 def test_row_shapes_and_special_rows(library, sim_run_dir):
     """layer_norm at rung 4 (16 lanes, per-column tables) on rows of 1, 5, 16, 33 and 256
     columns, special and all-equal rows, no columns and no rows, under the spec's bound."""
-    result = simulate(library.get("nn_ops/layer_norm"), 4, "float32", size=512,
+    result = simulate(plan(library.get("nn_ops/layer_norm"), 4, "float32"), size=512,
                       run_dir=sim_run_dir)
     assert result.passed, result.message
     labels = {c["label"] for c in result.cases}
@@ -33,7 +33,7 @@ def test_row_shapes_and_special_rows(library, sim_run_dir):
                                     "nn_ops/row_sum", "nn_ops/row_mean"])
 @pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
 def test_row_kernels_every_rung(library, kernel, rung, sim_run_dir):
-    result = simulate(library.get(kernel), rung, "float32", size=2048, run_dir=sim_run_dir)
+    result = simulate(plan(library.get(kernel), rung, "float32"), size=2048, run_dir=sim_run_dir)
     assert result.passed, result.message
 
 
@@ -45,10 +45,10 @@ LOCKSTEP = Library(Path(__file__).parents[1] / "data" / "lockstep_project" / "ke
 
 def _lockstep_case(kernel: str, rung: int, sim_run_dir: Path) -> None:
     k = LOCKSTEP.get(kernel)
-    result = simulate(k, rung, "float32", size=2048, run_dir=sim_run_dir)
+    result = simulate(plan(k, rung, "float32"), size=2048, run_dir=sim_run_dir)
     assert result.passed, result.message
     # Each full input read once (2 rows of 1024), each per-column input one row.
-    row_beats = 1024 // plan(k, rung, "float32").lanes
+    row_beats = 1024 // plan(k, rung, "float32").arch.lanes
     layout = k.layout
     main = next(c for c in result.cases if c["label"] == "random")
     reads = sum(p["read_beats"] for p in main["ports"].values())

@@ -7,6 +7,7 @@ kernel on both cards; this is its smallest check that can fail."""
 from __future__ import annotations
 
 from fpgakern import paths
+from fpgakern.ladder import plan
 from fpgakern.link import platforms
 from fpgakern.spec.library import Library
 from fpgakern.verify import rtlsim
@@ -15,9 +16,9 @@ LIBRARY = Library(paths.specs_dir())
 
 
 def test_rung5_add_on_u55c_reaches_90_percent_of_the_roofline(tmp_path):
-    result = rtlsim.simulate(LIBRARY.get("binary_ops/add"), 5, "float32", size=1 << 20,
-                             labels=["random"], build_speed="quick", run_dir=tmp_path,
-                             memory_system=platforms.load("u55c").memory_system())
+    hbm = platforms.load("u55c").memory_system()
+    result = rtlsim.simulate(plan(LIBRARY.get("binary_ops/add"), 5, "float32", memory=hbm),
+                             size=1 << 20, labels=["random"], build_speed="quick", run_dir=tmp_path)
     assert result.passed, result.message
     assert result.compute_units == 10 and result.platform == "u55c"
     assert result.ideal_elements_per_cycle < result.roofline_elements_per_cycle
@@ -27,8 +28,6 @@ def test_rung5_add_on_u55c_reaches_90_percent_of_the_roofline(tmp_path):
 
 def test_the_rung5_model_verilates_one_cu():
     """Built as the test above built it (cached): one hierarchical CU block."""
-    from fpgakern.ladder import plan
-
     p = plan(LIBRARY.get("binary_ops/add"), 5, "float32",
              memory=platforms.load("u55c").memory_system())
     model = rtlsim.build_model(p, "fast", speed="quick")

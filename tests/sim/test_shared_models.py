@@ -30,5 +30,5 @@ def test_rung_2_and_3_share_a_model_and_rung_4_has_none():
         shared = rtlsim._shared_multi_cu_model(plan(add, rung, "float32"))
         assert shared is not None
         source, cus = shared
-        assert source.rung.index == 2 and cus == three.compute_units > 1
+        assert source.rung.index == 2 and cus == three.placement.compute_units > 1
     assert rtlsim._shared_multi_cu_model(plan(add, 4, "float32")) is None

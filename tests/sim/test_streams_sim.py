@@ -23,7 +23,7 @@ SIZE = 300
 def test_stream_kernel_simulates(name, sim_run_dir):
     """Every case passes, gaps and backpressure included; the timed case (streams at
     full rate) runs close to rung 2's ideal of one element per cycle."""
-    result = simulate(LIBRARY.get(f"stream_ops/{name}"), 2, "float32", size=SIZE,
+    result = simulate(plan(LIBRARY.get(f"stream_ops/{name}"), 2, "float32"), size=SIZE,
                       stream_pause=0.4, run_dir=sim_run_dir)
     assert result.passed, result.message
     assert len(result.cases) > 1 and all(c["passed"] for c in result.cases)
@@ -37,7 +37,7 @@ def test_stream_pauses_reach_the_ports(sim_run_dir):
     """Gaps and backpressure do happen: the untimed cases of square_plus take longer with
     them than at full rate, the timed one (random) as long."""
     kernel = LIBRARY.get("stream_ops/square_plus")
-    runs = [simulate(kernel, 2, "float32", size=SIZE, stream_pause=pause,
+    runs = [simulate(plan(kernel, 2, "float32"), size=SIZE, stream_pause=pause,
                      run_dir=sim_run_dir) for pause in (0.0, 0.5)]
     cycles = [{c["label"]: c["cycles"] for c in r.cases} for r in runs]
     assert cycles[0]["random"] == cycles[1]["random"]
@@ -50,7 +50,7 @@ def test_stream_pauses_reach_the_ports(sim_run_dir):
 def test_mixed_stream_kernel_simulates(name, tmp_path, sim_run_dir):
     """Streams and memory ports mixed, with a scalar, and two free-running inputs."""
     kernel = mixed_library(tmp_path).get(f"mix/{name}")
-    result = simulate(kernel, 2, "float32", size=200, run_dir=sim_run_dir)
+    result = simulate(plan(kernel, 2, "float32"), size=200, run_dir=sim_run_dir)
     assert result.passed, result.message
 
 
@@ -69,7 +69,7 @@ def test_misplaced_tlast_fails(mutate_rtl, sim_run_dir):
     """mm2s raising TLAST one beat early is caught: the sink's frame is one beat short."""
     mutate_rtl("mm2s.sv", r"out_TLAST = sent == run_beats - 1'b1;",
                "out_TLAST = sent == run_beats - 2'd2;")
-    result = simulate(LIBRARY.get("stream_ops/mm2s"), 2, "float32", size=64,
+    result = simulate(plan(LIBRARY.get("stream_ops/mm2s"), 2, "float32"), size=64,
                       labels=["random"], run_dir=sim_run_dir)
     assert result.passed is False
     assert "TLAST on beat 62, expected on beat 63" in result.message
@@ -79,7 +79,7 @@ def test_free_running_tlast_passes_through(mutate_rtl, sim_run_dir):
     """square_plus dropping its input's TLAST is caught: no frame ever ends."""
     mutate_rtl("square_plus.sv", r"assign y_TLAST  = out_data\[DATA_W\];",
                "assign y_TLAST  = 1'b0;")
-    result = simulate(LIBRARY.get("stream_ops/square_plus"), 2, "float32", size=16,
+    result = simulate(plan(LIBRARY.get("stream_ops/square_plus"), 2, "float32"), size=16,
                       labels=["random"], run_dir=sim_run_dir)
     assert result.passed is False
     assert "no TLAST" in result.message

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from fpgakern.ladder import plan
 from fpgakern.verify.rtlsim import simulate
 
 SIZE = 65536
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 
 def _rate(library, kernel, rung, tmp_path, dtype="float32"):
-    result = simulate(library.get(kernel), rung, dtype, size=SIZE, labels=["random"],
+    result = simulate(plan(library.get(kernel), rung, dtype), size=SIZE, labels=["random"],
                       special=False, build_speed="fast", run_dir=tmp_path / f"{rung}")
     assert result.passed, result.message
     return result
@@ -40,7 +41,7 @@ def test_within_five_percent_of_ideal(library, kernel, rung, tmp_path):
 def test_fast_model_speed(library, tmp_path):
     """Simulated cycles per CPU second on the rung-4 add (CPU time, so that other load
     on the machine does not decide; docs/sim.md has the measured wall-clock figures)."""
-    result = simulate(library.get("binary_ops/add"), 4, "int32", size=4 << 20,
+    result = simulate(plan(library.get("binary_ops/add"), 4, "int32"), size=4 << 20,
                       labels=["random"], special=False, build_speed="fast", run_dir=tmp_path)
     assert result.passed, result.message
     assert result.sim_cycles_per_cpu_second >= 1.5e6, result.sim_cycles_per_cpu_second

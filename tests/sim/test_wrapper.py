@@ -27,7 +27,7 @@ def test_kernel_ports_are_parsed(add4):
     p, rtl = add4
     ports = {x.name: x for x in kernel_ports(rtl.files[-1], rtl.top)}
     assert ports["ap_clk"].direction == "input" and ports["interrupt"].direction == "output"
-    for bundle in p.bundles:
+    for bundle in p.arch.bundles:
         for signal in MEM_SIGNALS:
             assert f"m_axi_{bundle}_{signal}" in ports
     assert ports["m_axi_gmem0_araddr"].width == "[63:0]"
@@ -36,14 +36,14 @@ def test_kernel_ports_are_parsed(add4):
 @pytest.mark.parametrize("memory", ["fast", "axiram"])
 def test_wrapper_instantiates_every_cu(add4, memory):
     p, rtl = add4
-    text = render(rtl.top, rtl.files[-1], {b: p.port_bits for b in p.bundles},
-                  p.compute_units, memory)
-    assert p.compute_units == 4
+    text = render(rtl.top, rtl.files[-1], {b: p.arch.port_bits for b in p.arch.bundles},
+                  p.placement.compute_units, memory)
+    assert p.placement.compute_units == 4
     for cu in range(4):
         assert f"{rtl.top} cu{cu} (" in text
         assert f"cu{cu}_s_axi_control_awvalid" in text
     if memory == "fast":
-        assert text.count("fk_axi_mem #(") == 4 * len(p.bundles)
+        assert text.count("fk_axi_mem #(") == 4 * len(p.arch.bundles)
     else:
         assert "fk_axi_mem" not in text and "cu3_m_axi_gmem2_awvalid," in text
 
@@ -52,8 +52,8 @@ def test_wrapper_and_memory_model_lint_clean(add4, tmp_path):
     """The simulation-side SV is lint-clean under -Wall (kernel warnings are part A's)."""
     p, rtl = add4
     wrapper = tmp_path / f"{WRAPPER}.sv"
-    wrapper.write_text(render(rtl.top, rtl.files[-1], {b: p.port_bits for b in p.bundles},
-                              p.compute_units, "fast"))
+    wrapper.write_text(render(rtl.top, rtl.files[-1], {b: p.arch.port_bits for b in p.arch.bundles},
+                              p.placement.compute_units, "fast"))
     result = verilator.lint([*rtl.files, sim_dir() / "hdl" / "fk_axi_mem.sv", wrapper],
                             top=WRAPPER)
     ours = [line for line in result.output.splitlines()

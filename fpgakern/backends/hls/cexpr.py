@@ -74,7 +74,7 @@ class CSpelling:
 
     @property
     def W(self) -> str:  # noqa: N802 - the memory word type
-        return "word_t" if self.plan.lanes > 1 else self.T
+        return "word_t" if self.plan.arch.lanes > 1 else self.T
 
     @property
     def output(self) -> str:
@@ -98,7 +98,7 @@ class CSpelling:
         a complex64 kernel's float32 result, 256-bit words at rung 4)."""
         if self.R == self.T:
             return self.W
-        return "out_word_t" if self.plan.lanes > 1 else self.R
+        return "out_word_t" if self.plan.arch.lanes > 1 else self.R
 
     @property
     def picks(self) -> bool:
@@ -153,7 +153,7 @@ class CSpelling:
     def beat(self, name: str) -> str:
         """The AXI4-Stream beat type of stream argument ``name`` (Vitis' ap_axi_sdata.h):
         its element's bits in TDATA, no TUSER, TID or TDEST."""
-        return axis_beat(self.plan.pointer_bits(name))
+        return axis_beat(self.plan.arch.pointer_bits(name))
 
     def param(self, arg: Arg) -> str:
         if arg.kind == "stream":  # an axis port: hls::stream of beats, by reference
@@ -182,18 +182,19 @@ class CSpelling:
         """The reduction's result from its combined value and the element count ``count``
         (an int): the op table's finish op on both (mean: the sum divided by float(n)),
         the index of an index reduction's pair, or the combined value itself where the
-        kernel has none to apply (Plan.finish)."""
+        kernel has none to apply (Microarchitecture.finish)."""
         if self.picks:
             return f"static_cast<{self.R}>(({combined}).index)"
-        if self.plan.finish is None:
+        if self.plan.arch.finish is None:
             return combined
-        return OPS[self.plan.finish].hls_call(combined, f"static_cast<{self.T}>({count})")
+        return OPS[self.plan.arch.finish].hls_call(combined, f"static_cast<{self.T}>({count})")
 
     def host_finish(self, combined: str, count: str) -> str | None:
         """The finish the host applies to the compute units' combined value (where the
-        kernel leaves it to the host: Plan.finish), or None when there is none to apply."""
+        kernel leaves it to the host: Microarchitecture.finish), or None when there is
+        none to apply."""
         reduction = self.plan.kernel.reduction
-        if reduction is None or reduction.finish is None or self.plan.finish is not None:
+        if reduction is None or reduction.finish is None or self.plan.arch.finish is not None:
             return None
         return OPS[reduction.finish].hls_call(combined, f"static_cast<{self.T}>({count})")
 

@@ -113,13 +113,14 @@ def render_kernel(plan: Plan) -> str:
 def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
     """Rung 3's v++ link config for ``platform``: one bank per compute unit, from the
     platform file (the bank the linker's default placement would give it)."""
-    if plan.rung.spread_ports or plan.bank_per_port:
+    per_port = plan.rung.spread_ports or plan.placement.bank_per_port
+    if per_port:
         # A bank per port, from the platform's banks (rung 5's CU count follows them).
-        plan = replace(plan, memory=platform.memory_system())
-    banks = [platform.cu_bank(cu).tag for cu in range(plan.compute_units)]
-    port_banks = {(cu, p): plan.bank_tag(cu, p) for cu in range(plan.compute_units)
-                  for p in plan.pointers} if plan.rung.spread_ports or plan.bank_per_port \
-        else {}
+        plan = plan.placed_on(platform.memory_system())
+    placement = plan.placement
+    banks = [platform.cu_bank(cu).tag for cu in range(placement.compute_units)]
+    port_banks = {(cu, p): placement.bank_tag(cu, p) for cu in range(placement.compute_units)
+                  for p in plan.arch.pointers} if per_port else {}
     return templates.render(templates_dir(), plan.kernel.kind, "link.cfg.j2", **context(plan),
                             platform=platform, cu_banks=banks, port_banks=port_banks)
 
@@ -140,8 +141,9 @@ def render(plan: Plan, platform: LinkPlatform | None = None) -> dict[str, str]:
     for ``platform`` (none without one)."""
     if plan.kernel.transform is not None:
         files = spectral.render_spectral(plan.top, plan.kernel.transform, plan.rung.index,
-                                         lanes=plan.lanes, compute_units=plan.compute_units,
-                                         stream_depth=plan.stream_depth)
+                                         lanes=plan.arch.lanes,
+                                         compute_units=plan.placement.compute_units,
+                                         stream_depth=plan.arch.stream_depth)
     else:
         files = {f"{plan.top}.cpp": render_template(plan, "kernel.cpp.j2"),
                  f"{plan.top}_tb.cpp": render_template(plan, "testbench.cpp.j2")}

@@ -71,7 +71,7 @@ class _VariantView:
 
     @property
     def R(self) -> str:  # noqa: N802 - the output's element type (complex64 abs: float)
-        return self.plan.pointer_dtype(self.kernel.output).host_ctype
+        return self.plan.arch.pointer_dtype(self.kernel.output).host_ctype
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -117,10 +117,11 @@ def context(plan: Plan) -> dict[str, object]:
     ctx: dict[str, object] = {
         "plan": plan, "kernel": kernel, "dtype": plan.dtype, "top": plan.top, "T": view.T,
         "S": view.S,
-        "lanes": plan.lanes, "cus": plan.compute_units, "word_bytes": plan.port_bits // 8,
+        "lanes": plan.arch.lanes, "cus": plan.placement.compute_units,
+        "word_bytes": plan.arch.port_bits // 8,
         "inputs": kernel.inputs, "output": kernel.output, "scalars": view.scalars,
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
-        "picks": None, "R": view.R, "out_dtype": plan.pointer_dtype(kernel.output),
+        "picks": None, "R": view.R, "out_dtype": plan.arch.pointer_dtype(kernel.output),
     }
     if kernel.kind in SHAPED_KINDS:
         ctx.update(_shaped_context(kernel))
@@ -137,12 +138,12 @@ def context(plan: Plan) -> dict[str, object]:
         # host picks among the elements they name (host::beats, Op.picks) and offsets it.
         ctx["picks"] = reduction.picks
         ctx["identity"] = host_literal(reduction.identity[plan.dtype.name], plan.dtype.is_float)
-        # A finish the kernel leaves to the host (mean at multi-CU rungs: Plan.finish) is
+        # A finish the kernel leaves to the host (mean at multi-CU rungs: arch.finish) is
         # applied once to the combined value, over all n; div is the one finish so far.
         # With no element no CU runs, so the host finishes the identity whatever the rung
         # (mean: -0 / 0, NaN, as torch.mean of nothing).
         assert reduction.finish in (None, "div"), f"no host spelling of {reduction.finish}"
-        ctx["host_finish"] = reduction.finish if plan.finish is None else None
+        ctx["host_finish"] = reduction.finish if plan.arch.finish is None else None
         ctx["empty_finish"] = reduction.finish
     return ctx
 
@@ -177,7 +178,7 @@ def _transform_context(plan: Plan) -> dict[str, object]:
     return {
         "I": kernel.pointer_dtype(x, plan.dtype.name).host_ctype,
         "O": kernel.pointer_dtype(out, plan.dtype.name).host_ctype,
-        "in_lanes": plan.pointer_lanes(x), "out_lanes": plan.pointer_lanes(out),
+        "in_lanes": plan.arch.pointer_lanes(x), "out_lanes": plan.arch.pointer_lanes(out),
         "in_len": "n/2 + 1" if kernel.transform == "irfft" else "n",
         "out_len": "n/2 + 1" if kernel.transform == "rfft" else "n",
         "min_n": fft.MIN_FFT, "max_n": fft.MAX_FFT, "inverse": fft.is_inverse(kernel.transform),

@@ -47,10 +47,10 @@ def _pow2_at_least(value: int) -> int:
 def arch_of(plan: Plan) -> StreamArch:
     rung = plan.rung
     return StreamArch(
-        read_burst=plan.read_burst, read_outstanding=rung.read_outstanding,
-        write_burst=plan.write_burst, write_outstanding=rung.write_outstanding,
-        in_fifo_depth=rung.input_fifo_bursts * plan.read_burst,
-        out_fifo_depth=_pow2_at_least(rung.output_fifo_bursts * plan.write_burst + 8),
+        read_burst=plan.arch.read_burst, read_outstanding=rung.read_outstanding,
+        write_burst=plan.arch.write_burst, write_outstanding=rung.write_outstanding,
+        in_fifo_depth=rung.input_fifo_bursts * plan.arch.read_burst,
+        out_fifo_depth=_pow2_at_least(rung.output_fifo_bursts * plan.arch.write_burst + 8),
     )
 
 
@@ -73,7 +73,7 @@ def check(plan: Plan) -> None:
     if plan.kernel.kind != "transform" or plan.rung.index not in RUNGS:
         raise UsageError(f"{plan.kernel.qualname}: the streaming FFT kernel builds "
                          f"transforms at rungs {RUNGS}")
-    if plan.lanes not in (1, 8) or plan.port_bits != 64 * plan.lanes:
+    if plan.arch.lanes not in (1, 8) or plan.arch.port_bits != 64 * plan.arch.lanes:
         raise UsageError(f"{plan.kernel.qualname}: the streaming FFT kernel takes 1 or 8 "
                          "complex samples per 64-bit lane")
 
@@ -83,7 +83,7 @@ def render_fft_stream(plan: Plan) -> dict[str, str]:
     check(plan)
     transform = plan.kernel.transform
     assert transform is not None  # check: a transform kernel
-    lanes = plan.lanes
+    lanes = plan.arch.lanes
     in_row, out_row = row_words(transform, lanes)
     x, out = plan.kernel.inputs[0], plan.kernel.output
     bins = "(n/2 + 1) complex64 bins"
@@ -92,10 +92,10 @@ def render_fft_stream(plan: Plan) -> dict[str, str]:
     text = environment().get_template("top_fft_stream.sv.j2").render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
         top=plan.top, transform=transform, inverse=fft.is_inverse(transform),
-        ctrl=control_words(interface(plan)), col=port_column(plan.port_bits),
-        data_w=plan.port_bits, lanes=lanes, lg=lanes.bit_length() - 1,
+        ctrl=control_words(interface(plan)), col=port_column(plan.arch.port_bits),
+        data_w=plan.arch.port_bits, lanes=lanes, lg=lanes.bit_length() - 1,
         core="fk_fft_sdf" if lanes == 1 else "fk_fft_lanes",
-        in_bundle=plan.bundle(x), out_bundle=plan.bundle(out),
+        in_bundle=plan.arch.bundle(x), out_bundle=plan.arch.bundle(out),
         arch=arch_of(plan), in_row=in_row, out_row=out_row,
         keep_last="arg_n >> 1" if lanes == 1 else "arg_n >> 4",
         in_desc=in_desc, out_desc=out_desc,

@@ -54,24 +54,24 @@ def microarch(plan: Plan, latency: int) -> Microarch:
     if rung.dataflow:
         return Microarch(
             template="top_dataflow.sv.j2",
-            max_burst=plan.read_burst,
-            write_burst=plan.write_burst,
+            max_burst=plan.arch.read_burst,
+            write_burst=plan.arch.write_burst,
             read_outstanding=rung.read_outstanding,
             write_outstanding=rung.write_outstanding,
-            in_fifo_depth=rung.input_fifo_bursts * plan.read_burst,
-            out_fifo_depth=_pow2_at_least(rung.output_fifo_bursts * plan.write_burst
+            in_fifo_depth=rung.input_fifo_bursts * plan.arch.read_burst,
+            out_fifo_depth=_pow2_at_least(rung.output_fifo_bursts * plan.arch.write_burst
                                           + latency + 8),
         )
     # The sequential rungs, phase after phase: each input's phase is burst into its buffer,
     # then computed into the output FIFO while the write engine bursts it out.
-    chunk = plan.phase_elements
+    chunk = plan.arch.phase_elements
     return Microarch(
         template="top_sequential.sv.j2",
-        max_burst=plan.read_burst,
+        max_burst=plan.arch.read_burst,
         read_outstanding=rung.read_outstanding,
         write_outstanding=rung.write_outstanding,
         in_fifo_depth=chunk,
-        out_fifo_depth=_pow2_at_least(max(plan.read_burst, chunk)),
+        out_fifo_depth=_pow2_at_least(max(plan.arch.read_burst, chunk)),
         chunk=chunk,
     )
 
@@ -103,7 +103,7 @@ def check_supported(plan: Plan) -> None:
     out_dtype = kernel.output_dtype(plan.dtype.name)
     # An index reduction's int64 result is written as a word of its own (two beats on a
     # 32-bit port); a complex64 kernel's float32 result (abs, real, imag, angle) has
-    # words of its own, as many lanes (Plan.pointer_bits); every other result has the
+    # words of its own, as many lanes (Microarchitecture.pointer_bits); every other result has the
     # elements' width.
     narrower = plan.dtype.is_complex and out_dtype.name == "float32"
     if out_dtype.bits != plan.dtype.bits and not kernel.is_reduction and not narrower:
@@ -122,7 +122,7 @@ class Reduction:
     interleave: int  # P, the partial results it interleaves (fixes the combination order)
     # The finish the kernel applies to the accumulator's result and float(n) (mean's
     # divider), with the int-to-float converter of n: None where the kernel has none
-    # (Plan.finish).
+    # (Microarchitecture.finish).
     finish: Finish | None = None
     result_bits: int = 32  # the result word: 64 for an index reduction's int64
 
@@ -147,11 +147,11 @@ def reduction_of(plan: Plan) -> Reduction | None:
     if impl is None:
         raise NoRtlOperator(f"no RTL operator for {op.name} {plan.dtype.name} yet")
     finish = None
-    if plan.finish is not None:
-        div = OPS[plan.finish].rtl[plan.dtype.name]
+    if plan.arch.finish is not None:
+        div = OPS[plan.arch.finish].rtl[plan.dtype.name]
         convert = OPS["to_" + plan.dtype.name].rtl["int32"]
         finish = Finish(op.name, div.module, div.latency, convert.module, convert.latency)
-    return Reduction(op.accumulates or op.name, impl.module, plan.acc_interleave, finish,
+    return Reduction(op.accumulates or op.name, impl.module, plan.arch.acc_interleave, finish,
                      plan.kernel.output_dtype(plan.dtype.name).bits)
 
 
@@ -270,30 +270,30 @@ def _design(plan: Plan) -> _Design:
             expression += (", lowered to float32 operations on the real and imaginary parts "
                            "(fpgakern/ir/complex_lowering.py)")
         texts[f"{dp_name}.sv"] = _render_datapath(
-            plan, dp_name, dp, plan.lanes, f"{dp_name}: the compute pipeline of {plan.top}",
+            plan, dp_name, dp, plan.arch.lanes, f"{dp_name}: the compute pipeline of {plan.top}",
             expression)
 
     if kernel.streams:  # stream ports in place of engines (stream.py)
         texts[f"{plan.top}.sv"] = stream.render_top(plan, iface, arch, dp_name, dp.latency)
         return _Design(texts, operators, dp.latency)
-    out_w = plan.pointer_bits(kernel.output)
+    out_w = plan.arch.pointer_bits(kernel.output)
     texts[f"{plan.top}.sv"] = env.get_template(arch.template).render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
         top=plan.top,
         ctrl=control_words(iface),
-        bundles=plan.bundles,
-        bundle_w={b: plan.bundle_bits(b) for b in plan.bundles},
-        data_w=plan.port_bits,
+        bundles=plan.arch.bundles,
+        bundle_w={b: plan.arch.bundle_bits(b) for b in plan.arch.bundles},
+        data_w=plan.arch.port_bits,
         # The output's words where narrower than the inputs' (complex64 -> float32), on a
         # bundle of its own from rung 2 on, packed two to a 64-bit beat before.
         out_w=out_w,
-        out_elem_bytes=plan.pointer_dtype(kernel.output).bytes,
-        col=port_column(plan.port_bits),
-        lanes=plan.lanes,
+        out_elem_bytes=plan.arch.pointer_dtype(kernel.output).bytes,
+        col=port_column(plan.arch.port_bits),
+        lanes=plan.arch.lanes,
         elem_bytes=plan.dtype.bytes,
         arch=arch,
         inputs=_pointers(plan, bcast),
-        output=_Pointer(kernel.output, plan.bundle(kernel.output)),
+        output=_Pointer(kernel.output, plan.arch.bundle(kernel.output)),
         scalars=[s.name for s in kernel.scalars],
         size_arg=SIZE_ARG,
         datapath=None if bare else dp_name,
@@ -309,7 +309,7 @@ def _pointers(plan: Plan, bcast: Broadcast | None) -> list[_Pointer]:
     inputs first (the sequential template reads them per chunk, as its first ``sel``
     values, and the per-channel inputs once, after them)."""
     kernel = plan.kernel
-    pointers = [_Pointer(x, plan.bundle(x), bcast is not None and x in bcast.channel_inputs)
+    pointers = [_Pointer(x, plan.arch.bundle(x), bcast is not None and x in bcast.channel_inputs)
                 for x in kernel.inputs]
     return sorted(pointers, key=lambda x: x.per_channel)
 
@@ -343,7 +343,7 @@ def _lanes_of(plan: Plan, dp: Datapath) -> _Lanes:
                    for x in ports for i, part in enumerate(parts))
     # A port is unused where any of its components is (a partly used port's bits are all
     # listed as unused, which lint accepts).
-    out_w = plan.pointer_dtype(plan.kernel.output).bits
+    out_w = plan.arch.pointer_dtype(plan.kernel.output).bits
     return _Lanes(ports, plan.dtype.bits, tuple(s for s in slices if s[0] in used),
                   tuple(dp.outputs) or None,
                   tuple(dict.fromkeys(port for x, port, _ in slices if x not in used)),
@@ -402,7 +402,7 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
     else:
         files = [*sources.library_files(), *sources.operator_files(design.operators),
                  *written]
-    return RtlSources(plan.top, files, interface(plan), design.latency, plan.lanes)
+    return RtlSources(plan.top, files, interface(plan), design.latency, plan.arch.lanes)
 
 
 def _transform_design(plan: Plan) -> _Design:
@@ -444,8 +444,8 @@ def _row_design(plan: Plan) -> _Design:
             unused=[])
     # Tables first, then the full inputs, on each bundle (one shared gmem before rung 2).
     order = [*d.tables, *d.full]
-    reads = [_ReadBundle(b, tuple(p for p in order if plan.bundle(p) == b))
-             for b in dict.fromkeys(plan.bundle(p) for p in order)]
+    reads = [_ReadBundle(b, tuple(p for p in order if plan.arch.bundle(p) == b))
+             for b in dict.fromkeys(plan.arch.bundle(p) for p in order)]
     segment_of = {p: rb.segments.index(p) for rb in reads for p in rb.segments}
     arch = microarch(plan, d.latency)
     body = d.stages[-1]
@@ -461,8 +461,9 @@ def _row_design(plan: Plan) -> _Design:
         in_fifo_depth = chunk * len(d.full)
     texts[f"{plan.top}.sv"] = env.get_template("top_rows.sv.j2").render(
         header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
-        top=plan.top, ctrl=control_words(interface(plan)), bundles=plan.bundles,
-        data_w=plan.port_bits, col=port_column(plan.port_bits), lanes=plan.lanes, arch=arch,
+        top=plan.top, ctrl=control_words(interface(plan)), bundles=plan.arch.bundles,
+        data_w=plan.arch.port_bits, col=port_column(plan.arch.port_bits),
+        lanes=plan.arch.lanes, arch=arch,
         in_fifo_depth=in_fifo_depth, chunk=chunk, shared=shared,
         out_fifo_depth=_pow2_at_least(2 * arch.max_write_burst + d.latency + 8),
         max_row_beats=rows.max_row_beats(plan), max_row=rows.shapes.MAX_ROW,
@@ -472,10 +473,10 @@ def _row_design(plan: Plan) -> _Design:
         prefix_name=rows.PREFIX,
         record_index={name: i for i, name in enumerate(d.record)},
         scalars=[s.name for s in kernel.scalars], reads=reads,
-        read_bundles={rb.name for rb in reads}, write_bundles={plan.bundle(kernel.output)},
-        table_bundle={t: plan.bundle(t) for t in d.tables}, segment_of=segment_of,
-        x_bundle=plan.bundle(d.x), full_bundle={f: plan.bundle(f) for f in d.full},
-        output=_Pointer(kernel.output, plan.bundle(kernel.output)),
+        read_bundles={rb.name for rb in reads}, write_bundles={plan.arch.bundle(kernel.output)},
+        table_bundle={t: plan.arch.bundle(t) for t in d.tables}, segment_of=segment_of,
+        x_bundle=plan.arch.bundle(d.x), full_bundle={f: plan.arch.bundle(f) for f in d.full},
+        output=_Pointer(kernel.output, plan.arch.bundle(kernel.output)),
     )
     return _Design(texts, d.operators, d.latency)
 

@@ -225,7 +225,7 @@ def design(plan: Plan) -> RowDesign:
         operands[1:], body_node = graphs[:-1], graphs[-1]
 
     def stage_of(k: int, node: expr.Node, what: str, acc: Acc | None, body: bool) -> Stage:
-        pipe = _pipe(node, f"{plan.top}_s{k}", modules, plan.lanes)
+        pipe = _pipe(node, f"{plan.top}_s{k}", modules, plan.arch.lanes)
         leaves = _names(node, expr.Input)
         return Stage(k, what, pipe, [t for t in tables if t in leaves],
                      [(n, record.index(n)) for n in leaves if n in record], acc, body)
@@ -275,7 +275,7 @@ def design(plan: Plan) -> RowDesign:
 
 
 def max_row_beats(plan: Plan) -> int:
-    return shapes.MAX_ROW // plan.lanes
+    return shapes.MAX_ROW // plan.arch.lanes
 
 
 def row_fifo_depth(plan: Plan) -> int:

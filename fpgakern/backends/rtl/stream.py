@@ -29,7 +29,7 @@ class StreamPort:
 def check_supported(plan: Plan) -> None:
     """UsageError for stream kernels this template cannot build: it takes one element per
     beat (no lanes) of 32 bits, as the spec checks enforce (spec.schema._check_streams)."""
-    if not plan.rung.dataflow or plan.lanes != 1 or plan.port_bits != 32:
+    if not plan.rung.dataflow or plan.arch.lanes != 1 or plan.arch.port_bits != 32:
         raise UsageError(f"{plan.kernel.qualname}: stream kernels are built at the dataflow "
                          "rung with one 32-bit element per beat")
 
@@ -41,7 +41,7 @@ def ports_of(plan: Plan) -> tuple[list[StreamPort], StreamPort]:
     def port(name: str, direction: str) -> StreamPort:
         if name in kernel.streams:
             return StreamPort(name, direction, True)
-        return StreamPort(name, direction, False, plan.bundle(name))
+        return StreamPort(name, direction, False, plan.arch.bundle(name))
 
     return [port(x, "in") for x in kernel.inputs], port(kernel.output, "out")
 
@@ -58,10 +58,10 @@ def render_top(plan: Plan, iface: KernelInterface, arch: Microarch, datapath: st
         top=plan.top,
         free_running=free_running,
         ctrl=None if free_running else control_words(iface),
-        bundles=plan.bundles,
-        bundle_w={b: plan.bundle_bits(b) for b in plan.bundles},
-        data_w=plan.port_bits,
-        col=port_column(plan.port_bits),
+        bundles=plan.arch.bundles,
+        bundle_w={b: plan.arch.bundle_bits(b) for b in plan.arch.bundles},
+        data_w=plan.arch.port_bits,
+        col=port_column(plan.arch.port_bits),
         arch=arch,
         inputs=inputs,
         output=output,

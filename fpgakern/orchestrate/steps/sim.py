@@ -28,7 +28,7 @@ NAIVE_SIZE = 1024
 def main_case_size(plan: Plan) -> int:
     """Elements of the main case: SIZE, or NAIVE_SIZE where the plan states no pipelined
     compute rate (its elements per cycle do not depend on the size)."""
-    return SIZE if plan.compute_elements_per_cycle is not None else NAIVE_SIZE
+    return SIZE if plan.performance.compute_elements_per_cycle is not None else NAIVE_SIZE
 
 
 class Sim(Step):
@@ -50,10 +50,8 @@ class Sim(Step):
         plan = ctx.plan
         folder = ctx.work / "sim"
         folder.mkdir(parents=True, exist_ok=True)  # a skipped simulation still gets its file
-        result = rtlsim.simulate(plan.kernel, plan.rung.index, plan.dtype.name,
-                                 size=main_case_size(plan),
-                                 memory="fast", run_dir=folder,
-                                 rtl_files=[Path(f) for f in rtl_files(ctx)])
+        result = rtlsim.simulate(plan, size=main_case_size(plan), memory="fast",
+                                 run_dir=folder, rtl_files=[Path(f) for f in rtl_files(ctx)])
         # The file holds what the simulation proved; the speed of this run (which varies
         # from run to run) goes only into the task's record.
         verdict = {k: v for k, v in result.to_json().items() if k != "sim_cycles_per_second"}

@@ -1,6 +1,6 @@
 """RTL simulation of generated kernels: Verilator through cocotb, judged against numpy.
 
-``simulate(kernel, rung, dtype)`` generates the kernel's RTL (fpgakern.backends.rtl), or
+``simulate(plan)`` generates the variant's RTL (fpgakern.backends.rtl), or
 takes the files a build's ``rtl`` step wrote (``rtl_files=``), wraps it with N compute
 units and a memory model (``wrapper``), builds it once per content hash (``build``), runs
 the cocotb testbench ``sim/fk_kernel_tb.py`` on the standard cases (``run``) and returns a
@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from fpgakern import paths
 from fpgakern.errors import ToolError, UsageError
-from fpgakern.ir.kernel import Kernel
-from fpgakern.ladder import RUNGS, MemorySystem, Plan, Rung, plan
+from fpgakern.ladder import RUNGS, Plan, Rung
 from fpgakern.verify.rtlsim.models import Model, build, code_text, wave_format
 from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, hier_config, public_config, render
 
-__all__ = ["DEFAULT_LATENCY", "SimResult", "TestOutcome", "build_model", "regmap_tests",
-           "simulate"]
+__all__ = ["DEFAULT_LATENCY", "SimResult", "TestOutcome", "bank_placement", "build_model",
+           "regmap_tests", "simulate"]
 
 DEFAULT_LATENCY = 64  # cycles, like DDR behind the platform interconnect
 # Up to this many elements per case, models are compiled for build speed (g++ -O0): a
@@ -135,10 +134,10 @@ def build_model(p: Plan, memory: Memory, *, waves: bool = False,
         shared = _shared_multi_cu_model(p)
         if shared is not None:
             source, cus = shared
-    cus = cus or p.compute_units
+    cus = cus or p.placement.compute_units
     hier = _hierarchical(cus, memory)
     config = public_config() + (hier_config() if hier else "")
-    bundles = {b: source.bundle_bits(b) for b in source.bundles}
+    bundles = {b: source.arch.bundle_bits(b) for b in source.arch.bundles}
     # Named after the rung whose model it is; with given files the key (which ignores
     # comments) still lets the rung-2 and rung-3 files of one build share the model.
     name = f"{p.top}-opt{source.rung.index}-{memory}-{cus}cu"
@@ -189,14 +188,13 @@ def _shared_multi_cu_model(p: Plan) -> tuple[Plan, int] | None:
     kernel has both and they generate the same RTL apart from comments."""
     from fpgakern.backends.rtl.generate import generate
 
-    k, d = p.kernel, p.dtype.name
     pair = next(((base, multi) for multi in RUNGS
                  if (base := replicated_rung(multi)) is not None and p.rung in (base, multi)),
                 None)
-    if pair is None or not {pair[0].index, pair[1].index} <= set(k.rungs):
+    if pair is None or not {pair[0].index, pair[1].index} <= set(p.kernel.rungs):
         return None
-    one, many = plan(k, pair[0].index, d), plan(k, pair[1].index, d)
-    if one.bundles != many.bundles or one.port_bits != many.port_bits:
+    one, many = (Plan(p.kernel, replace(p.variant, rung=r.index)) for r in pair)
+    if one.arch.bundles != many.arch.bundles or one.arch.port_bits != many.arch.port_bits:
         return None
     with tempfile.TemporaryDirectory(prefix="fk-rtl-") as tmp:
         texts = []
@@ -204,7 +202,7 @@ def _shared_multi_cu_model(p: Plan) -> tuple[Plan, int] | None:
             rtl = generate(q, Path(tmp) / str(q.rung.index))
             generated = sorted(f for f in rtl.files if Path(tmp) in f.parents)
             texts.append([(f.name, code_text(f.read_text())) for f in generated])
-    return (one, many.compute_units) if texts[0] == texts[1] else None
+    return (one, many.placement.compute_units) if texts[0] == texts[1] else None
 
 
 def run_dir_for(p: Plan, memory: str) -> Path:
@@ -212,9 +210,7 @@ def run_dir_for(p: Plan, memory: str) -> Path:
 
 
 def simulate(
-    kernel: Kernel,
-    rung: int,
-    dtype: str,
+    p: Plan,
     *,
     size: int = 1000,
     memory: Memory = "fast",
@@ -232,12 +228,10 @@ def simulate(
     timeout: float = 3600.0,
     build_speed: str = "auto",
     rtl_files: Sequence[Path] | None = None,
-    memory_system: MemorySystem | None = None,
-    bank_per_port: bool = False,
     shape: tuple[int, ...] | None = None,
     stream_pause: float = STREAM_PAUSE,
 ) -> SimResult:
-    """Simulate one kernel x rung x dtype on the standard cases of ``size`` elements.
+    """Simulate the variant of ``p`` on the standard cases of ``size`` elements.
 
     ``latency`` is the fast model's read latency (AR handshake to first R beat) and, unless
     ``write_latency`` says otherwise, its write-response latency (last W beat to B).
@@ -250,10 +244,11 @@ def simulate(
     QUICK_BUILD_MAX_SIZE elements); ``rtl_files`` simulates those sources (the build's
     ``rtl/`` folder, in ``filelist.f`` order) instead of generating the RTL.
 
-    ``memory_system`` (``Platform.memory_system()``) gives the fast model's ports banks
-    with the platform's bandwidth, placed as the plan places them (each CU on its bank,
-    or with ``bank_per_port`` each port on its own); without it memory has no bandwidth
-    limit, except at rung 5, which is sized for and simulated on the default platform's.
+    A variant placed on a memory system (``Variant.memory``, ``Platform.memory_system()``)
+    gives the fast model's ports banks with the platform's bandwidth, placed as the plan
+    places them (each CU on its bank, or with ``bank_per_port`` each port on its own);
+    without one memory has no bandwidth limit, except at rung 5, which is sized for and
+    simulated on the default platform's.
 
     ``shape``: the main tensor's shape in a shaped kernel's ``random`` case (default: one
     of about ``size`` elements, stimulus.broadcast_shape).
@@ -262,14 +257,15 @@ def simulate(
     its AxiStreamSink without TREADY, with this probability in every case but the timed
     one (MAIN_CASE), which runs its streams at full rate (sim/fk_stream_host.py).
     """
-    p = plan(kernel, rung, dtype, memory=memory_system, bank_per_port=bank_per_port)
-    result = SimResult(kernel.qualname, rung, dtype, size, memory, passed=None,
-                       ideal_elements_per_cycle=p.ideal_elements_per_cycle,
-                       platform=p.memory.platform if p.memory else None,
-                       bank_per_port=p.bank_per_port, compute_units=p.compute_units,
-                       compute_elements_per_cycle=p.compute_elements_per_cycle,
-                       memory_elements_per_cycle=p.memory_elements_per_cycle,
-                       roofline_elements_per_cycle=p.roofline_elements_per_cycle)
+    variant, placement, performance = p.variant, p.placement, p.performance
+    result = SimResult(variant.kernel, variant.rung, variant.dtype, size, memory, passed=None,
+                       ideal_elements_per_cycle=performance.ideal_elements_per_cycle,
+                       platform=placement.memory.platform if placement.memory else None,
+                       bank_per_port=placement.bank_per_port,
+                       compute_units=placement.compute_units,
+                       compute_elements_per_cycle=performance.compute_elements_per_cycle,
+                       memory_elements_per_cycle=performance.memory_elements_per_cycle,
+                       roofline_elements_per_cycle=performance.roofline_elements_per_cycle)
     from fpgakern.backends.rtl.schedule import NoRtlOperator
 
     try:
@@ -283,27 +279,22 @@ def simulate(
     result.build_seconds, result.build_cached = model.seconds, model.cached
     folder = run_dir or run_dir_for(p, memory)
     wave_file = folder / f"waves.{wave_format()}" if waves else None
-    job = {
-        "specs": str(kernel.source.parent.parent.resolve()),  # the run changes folder
-        "kernel": kernel.qualname,
-        "rung": rung,
-        "dtype": dtype,
-        "size": size,
-        "memory": memory,
-        "latency": latency,
-        "write_latency": latency if write_latency is None else write_latency,
-        "cus": p.compute_units,
-        "special": special,
-        "labels": labels,
-        "extra_sizes": extra_sizes or [],
-        "backpressure": backpressure,
-        "stall_permille": stall_permille,
-        "buffer_offset": buffer_offset,
-        "seed": seed,
-        "shape": list(shape) if shape else None,
-        "stream_pause": stream_pause,
-        **bank_job(p),
-    }
+    job = testbench_job(
+        p,
+        size=size,
+        memory=memory,
+        latency=latency,
+        write_latency=latency if write_latency is None else write_latency,
+        special=special,
+        labels=labels,
+        extra_sizes=extra_sizes or [],
+        backpressure=backpressure,
+        stall_permille=stall_permille,
+        buffer_offset=buffer_offset,
+        seed=seed,
+        shape=list(shape) if shape else None,
+        stream_pause=stream_pause,
+    )
     data, log = run_test(model, "fk_kernel_tb", job, folder, waves=wave_file, timeout=timeout)
     result.log = folder / "sim.log"
     result.waves = wave_file if wave_file and wave_file.exists() else None
@@ -314,24 +305,28 @@ def simulate(
     result = _summarize(result, data["cases"], size)
     main = next((c for c in result.cases if c["label"] == MAIN_CASE), None)
     if main and main.get("sizes"):  # a broadcast kernel's ideal depends on its channels
-        result.ideal_elements_per_cycle = p.ideal_for(main["sizes"])
+        result.ideal_elements_per_cycle = p.performance.ideal_for(main["sizes"])
     return result
 
 
-def bank_job(p: Plan) -> dict[str, Any]:
-    """The memory system of ``p`` as the testbench takes it: each bank's bytes per cycle
-    (0: no limit), each fast-model port's bank by its name, and the memory system the
-    testbench's plan needs (rung 5 is sized by it)."""
-    if p.memory is None:
-        return {}
-    memory = p.memory
-    placement = {f"cu{cu}.{p.bundle(pointer)}": p.port_bank(cu, pointer)
-                 for cu in range(p.compute_units) for pointer in p.pointers}
-    return {"bank_bytes_per_cycle": [b or 0.0 for b in memory.bytes_per_cycle],
-            "placement": placement, "bank_per_port": p.bank_per_port,
-            "memory_system": {"platform": memory.platform, "banks": list(memory.banks),
-                              "bytes_per_cycle": list(memory.bytes_per_cycle),
-                              "kernel_mhz": memory.kernel_mhz}}
+def testbench_job(p: Plan, **options: Any) -> dict[str, Any]:
+    """The job file of a testbench in ``sim/`` (read by ``fk_host.load_job``): where the
+    specs are, the variant in its serialized form, and the testbench's ``options``."""
+    # Absolute: the simulation runs in its own folder.
+    specs = str(p.kernel.source.parent.parent.resolve())
+    return {"specs": specs, "variant": p.variant.to_json(), **options}
+
+
+def bank_placement(p: Plan) -> tuple[list[float], dict[str, int]] | None:
+    """The fast memory model's banks for ``p``: each bank's bytes per cycle (0: no limit)
+    and each port's bank, by its name in the model (``cu0.gmem1``); None without a memory
+    system."""
+    placement = p.placement
+    if placement.memory is None:
+        return None
+    banks = {f"cu{cu}.{p.arch.bundle(pointer)}": placement.port_bank(cu, pointer)
+             for cu in range(placement.compute_units) for pointer in p.arch.pointers}
+    return [b or 0.0 for b in placement.memory.bytes_per_cycle], banks
 
 
 def _summarize(result: SimResult, cases: list[dict[str, Any]], size: int) -> SimResult:
@@ -362,12 +357,10 @@ def _log_tail(log: str, lines: int = 15) -> str:
     return "\n".join(keep[-lines:])
 
 
-def regmap_tests(kernel: Kernel, rung: int, dtype: str, *, latency: int = DEFAULT_LATENCY,
+def regmap_tests(p: Plan, *, latency: int = DEFAULT_LATENCY,
                  run_dir: Path | None = None) -> tuple[list[TestOutcome], str]:
-    """Run the register-map tests (sim/fk_regmap_tb.py) on one kernel variant."""
-    p = plan(kernel, rung, dtype)
+    """Run the register-map tests (sim/fk_regmap_tb.py) on the variant of ``p``."""
     model = build_model(p, "fast", speed="quick")
-    job = {"specs": str(kernel.source.parent.parent.resolve()), "kernel": kernel.qualname,
-           "rung": rung, "dtype": dtype, "latency": latency}
+    job = testbench_job(p, latency=latency)
     folder = run_dir or run_dir_for(p, "fast").with_name("sim-regmap")
     return run_cocotb_tests(model, "fk_regmap_tb", job, folder)
