@@ -148,8 +148,9 @@ def test_report_list_and_inspect_piped(tree, columns):
 def test_sim_table_piped(monkeypatch, columns):
     import fpgakern.cli.sim as sim_cli
 
-    def fake(kernel, rung, dtype, **_):
-        return SimResult(kernel.qualname, rung, dtype, 1000, "fast", dtype == "float32",
+    def fake(p, **_):
+        v = p.variant
+        return SimResult(v.kernel, v.rung, v.dtype, 1000, "fast", v.dtype == "float32",
                          cycles=1234, elements_per_cycle=0.81, ideal_elements_per_cycle=1.0,
                          message="out[3] differs [m_axi_gmem0]")
 

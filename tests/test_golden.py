@@ -19,11 +19,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
 import pytest
 from golden import regenerate as golden
 
 from fpgakern import paths
+from fpgakern.util.jinja import environment
 
 REPO = paths.SOURCE_ROOT
 SCRIPT = golden.GOLDEN / "regenerate.py"
@@ -107,7 +107,7 @@ def mutate_one_character(path: Path) -> Mutation:
     every ``{{ }}``/``{% %}``/``{# #}`` and every block (if, for, macro), which is output
     whenever the template is rendered."""
     source = path.read_text()
-    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = environment(path.parent)  # lexed as the generators read it
     depth, after_begin = 0, False
     for lineno, kind, value in env.lex(source):
         if kind == "block_begin":

@@ -1,4 +1,5 @@
-"""Jinja2 rendering shared by the generators, with per-kind template dispatch.
+"""Rendering of the generators' templates (fpgakern.util.jinja's environment), with
+per-kind template dispatch.
 
 A template name like ``rung_dataflow.cpp.j2`` resolves to ``<kind>/<name>`` when the
 kernel's kind (``Kernel.kind``: ``elementwise``, ``reduction``, ...) provides it and to
@@ -9,34 +10,20 @@ a ``sum(x)`` written in any category gets the reduction templates.
 
 from __future__ import annotations
 
-import functools
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from fpgakern import __version__
 from fpgakern.ladder import Plan
 from fpgakern.util.files import write_text_atomic
+from fpgakern.util.jinja import environment
 
 # The shared fallback folder; every other folder of the template root is a kind's.
 DEFAULT = "default"
 # Width of the generated files' header comment: the width the project's own code keeps.
 HEADER_COLUMNS = 100
-
-
-@functools.cache
-def environment(root: Path) -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root)),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
 
 
 def resolve(root: Path, kind: str | None, template: str) -> str:

@@ -1,17 +1,14 @@
-"""Rendering of the XML templates under ``fpgakern/link/templates/``.
-
-Unlike the C++ generators' environment (``fpgakern.backends.templates``) this one escapes
-every substituted value for XML: kernel argument types such as ``stream<ap_axiu<32>>&``
-must reach kernel.xml as ``stream&lt;...``.
+"""Rendering of the XML templates under ``fpgakern/link/templates/`` (fpgakern.util.jinja's
+environment, which escapes every substituted value for XML: kernel argument types such
+as ``stream<ap_axiu<32>>&`` must reach kernel.xml as ``stream&lt;...``).
 """
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
-import jinja2
+from fpgakern.util.jinja import environment
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -21,19 +18,5 @@ def hex_upper(value: int, width: int = 0) -> str:
     return f"0x{value:0{width}X}"
 
 
-@functools.cache
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=True,
-    )
-    env.filters["hex"] = hex_upper
-    return env
-
-
 def render(template: str, **context: Any) -> str:
-    return _environment().get_template(template).render(**context)
+    return environment(TEMPLATES, (("hex", hex_upper),)).get_template(template).render(**context)

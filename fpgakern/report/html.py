@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from fpgakern.report.history import Regression
 from fpgakern.util.files import write_text_atomic
+from fpgakern.util.jinja import environment
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 REPORT = "report.html"
 BAR_W, BAR_GAP, CHART_H = 46, 14, 120
-
-
-@functools.cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                              autoescape=True, undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True)
 
 
 def ladder_charts(results: dict[str, Any]) -> list[dict[str, Any]]:
@@ -62,7 +53,7 @@ def write(folder: Path, results: dict[str, Any], regressions: list[Regression],
                           if t["data"].get("resources")), None)
         rows.append({**v, "by_step": by_step, "resources": resources,
                      "link": str(up / v["folder"] / "manifest.json")})
-    html = _environment().get_template("report.html.j2").render(
+    html = environment(TEMPLATES).get_template("report.html.j2").render(
         results=results, steps=steps, rows=rows, charts=ladder_charts(results),
         regressions=regressions, root=str(root),
     )

@@ -32,6 +32,7 @@ from fpgakern.tools import gxx, verilator
 from fpgakern.tools.cache import cached_build
 from fpgakern.tools.verilator_build import verilate
 from fpgakern.util.files import sha256_text
+from fpgakern.util.jinja import environment
 from fpgakern.verify import csim
 
 TARGETS = ("sw_emu", "hw_emu")
@@ -62,12 +63,7 @@ def library_name(top: str, target: str) -> str:
 
 
 def _render(name: str, **context: object) -> str:
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True,
-                             lstrip_blocks=True, keep_trailing_newline=True)
-    return env.get_template(name).render(**context)
+    return environment(TEMPLATES_DIR).get_template(name).render(**context)
 
 
 def _cached(key: str, target: str, top: str, build: Callable[[Path], None]) -> Path:

@@ -9,18 +9,15 @@ twice. A kernel ships the accumulator it uses, beside its top module.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from pathlib import Path
 
-import jinja2
 import numpy as np
 
 from fpgakern import __version__
 from fpgakern.backends.rtl.schedule import NoRtlOperator, literal
+from fpgakern.backends.rtl.top import environment
 from fpgakern.ir.ops import OPS
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 CORE = "fk_reduce_core"  # oplib/fk_reduce_core.sv: the accumulate structure
 PICK_MODULE = "fk_pick"  # oplib/fk_pick.sv: the index reductions' combine
 NO_INDEX = 0xFFFF_FFFF  # an index reduction's empty pair: above every element's index
@@ -81,13 +78,6 @@ def accumulator(op_name: str, dtype: str) -> Accumulator:
                        op.partials(dtype), identity, _empty_result(op_name, dtype, identity))
 
 
-@functools.cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True)
-
-
 def _spelled(value: float | int, dtype: str) -> str:
     if dtype == "float32":
         text = repr(float(value)).replace("inf", "infinity")
@@ -102,7 +92,7 @@ def render(acc: Accumulator) -> str:
     if acc.pick is not None:  # {value, index} pairs
         identity = f"{{{identity}, 32'hFFFF_FFFF}}"
         empty = f"0x{acc.empty:08X}"
-    return _environment().get_template("reduce.sv.j2").render(
+    return environment().get_template("reduce.sv.j2").render(
         module=acc.module, op=acc.op, dtype=acc.dtype, combine_module=acc.combine_module,
         oplat=acc.oplat, partials=acc.partials, version=__version__, pick=acc.pick,
         identity=identity, identity_text=_spelled(acc.identity, acc.dtype),

@@ -6,13 +6,13 @@ render their own top from these."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
 from fpgakern.interface import FIRST_ARG_OFFSET, KernelInterface
+from fpgakern.util import jinja
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -72,15 +72,9 @@ def control_words(iface: KernelInterface) -> _Control:
     return _Control(len(writable), bits, tuple(pointers), tuple(scalars), reserved)
 
 
-@functools.cache
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    """The environment of the RTL templates (``backends/rtl/templates``)."""
+    return jinja.environment(TEMPLATES)
 
 
 def port_column(data_w: int) -> int:

@@ -8,16 +8,14 @@ drive them.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import jinja2
-
 from fpgakern import paths
 from fpgakern.errors import ToolError
+from fpgakern.util.jinja import environment
 
 WRAPPER = "fk_sim_top"
 # The one-CU module a hierarchical model verilates once (see render's ``hier``).
@@ -109,7 +107,7 @@ def render(top: str, top_file: Path, bundles: dict[str, int], cus: int,
         raise ToolError(f"{top}: the kernel lacks Vitis RTL-kernel ports: {', '.join(absent)}")
     if streams and hier:
         raise ToolError(f"{top}: a stream kernel is not simulated as hierarchical blocks")
-    return _environment().get_template("sim_top.sv.j2").render(
+    return environment(sim_dir() / "templates").get_template("sim_top.sv.j2").render(
         wrapper=WRAPPER,
         top=top,
         hier=hier and memory == "fast",
@@ -138,13 +136,3 @@ def hier_config() -> str:
     block (with ``--hierarchical``)."""
     return f'hier_block -module "{CU_MODULE}"\n'
 
-
-@functools.cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(sim_dir() / "templates"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
