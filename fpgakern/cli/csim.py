@@ -60,22 +60,20 @@ def command(kernels: tuple[str, ...], rung: int | None, dtype: str | None, size:
     mode = "flush" if flush else "ieee"
     report = []
     for p in plans:
-        kernel, r, d = p.kernel, p.rung.index, p.dtype.name
-        where = paths.variant_dir(root, kernel.category, kernel.name, r, d)
+        kernel, where = p.kernel, p.variant_dir(root)
         if not as_json:
-            err_console.print(f"[dim]csim ({mode}) {kernel.qualname} opt{r} {d}...[/]")
+            err_console.print(f"[dim]csim ({mode}) {p.variant}...[/]")
         sources = generate(p, where / f"csim-{mode}" / "src")
-        if flush and kernel.staged(d) is not None:
+        if flush and kernel.staged(p.dtype.name) is not None:
             raise UsageError(f"{kernel.qualname} ({kernel.kind}): --hls-flush-subnormals "
                              "covers unshaped kernels only")
         cases = csim.cases_for(p, size)
         result = csim.run(p, sources, cases, where / f"csim-{mode}", flush_subnormals=flush)
-        report.append({"kernel": kernel.qualname, "rung": r, "dtype": d, "mode": mode,
-                       **result.to_json()})
+        report.append({**p.variant.to_json(), "mode": mode, **result.to_json()})
         if as_json:
             continue
         verdict = ("pass", "green") if result.passed else ("FAIL", "red")
-        console.print(Text.assemble(verdict, f" {kernel.qualname} opt{r} {d} ({mode}): "
+        console.print(Text.assemble(verdict, f" {p.variant} ({mode}): "
                                     f"{result.summary()}"), soft_wrap=True)
         for c in result.cases:
             if c.torch is not None and not c.torch.passed:

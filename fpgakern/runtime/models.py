@@ -203,8 +203,7 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
         try:
             files = built or generate_rtl(plan, Path(tmp) / "rtl").files
         except (ToolError, UsageError) as err:
-            raise ToolError(f"no RTL for {plan.kernel.qualname} opt{plan.rung.index} "
-                            f"{plan.dtype.name}: {err}") from None
+            raise ToolError(f"no RTL for {plan.variant}: {err}") from None
         kernel = plan.kernel
         # A free-running kernel has no bundle at all: its beats are its streams' 32 bits.
         data_bits = max((plan.arch.bundle_bits(b) for b in plan.arch.bundles),
