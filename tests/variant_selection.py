@@ -5,52 +5,55 @@ from __future__ import annotations
 
 import pytest
 
-from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS
 from fpgakern.ladder import RUNGS
 from fpgakern.spec.library import Library
 
 
+def _family(rung: int) -> tuple[bool, int | None]:
+    """The top template a rung's RTL uses: sequential (0, 1), dataflow (2, 3) or lanes in
+    512-bit words (4, 5). The width of an element's lane is proven once per family."""
+    r = RUNGS[rung]
+    return r.dataflow, r.vector_bits
+
+
 def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
-    """What simulating one variant proves beyond the other variants: its kind's template
-    and microarchitecture at its rung and dtype, the shape of its interface (inputs,
-    scalars), the wiring of each operator it applies (operands, a bool condition) and its
-    reduction's accumulator, in its dtype; with ``operators``, also each operator itself
-    (its fk:: C++ helper, which only C simulation of a kernel compiles)."""
+    """What checking one variant proves beyond the other variants.
+
+    Each kind's template and microarchitecture at each rung (once, in any dtype); each
+    element width in and out (``lane``: a dtype, and the result's where it differs) in
+    each template family; each interface shape of each kind (number of inputs, scalars
+    or none); the wiring of each operator it applies (operands, a bool condition) in its
+    dtype; each reduction's accumulator. With ``operators`` (C simulation), also each
+    operator itself in each dtype (its fk:: C++ helper, which only C simulation of a
+    kernel compiles), each reduction's accumulator in each dtype, and each transform at
+    each rung (its own adapters and tables). Without (RTL), each RTL operator and
+    accumulator is proven on its own, bit for bit, by tests/oplib, and a kernel's
+    simulation proves the datapath around it.
+    """
+    lane = ("lane", f"{dtype}->{kernel.output_dtype(dtype).name}")
     if kernel.kind == "transform":
-        # C simulation: each transform at each rung (its own adapters and tables). RTL
-        # simulation: one transform per rung, rung 3 being rung 2's kernel as N CUs; the
-        # other transforms' adapters run on hw_emu (tests/runtime/test_spectral_kernels.py)
-        # and every transform's RTL at every rung under -m slow.
         if operators:
-            return {("rung", "transform", kernel.transform, rung)}
-        return {("rung", "transform", 2 if rung == 3 else rung)}
-    if not operators and DTYPES[dtype].is_complex:
-        # complex64's RTL is the float32 operators' pipeline over its lowering, which
-        # tests/rtl/test_complex_lowering.py proves bit for bit against the reference (each
-        # operator: tests/oplib). What simulating it proves beyond that is the 64-bit lane
-        # in each top template: 64-bit ports at the sequential rungs (0-1) and the dataflow
-        # ones (2-3), and 8 lanes in 512 bits (rung 4): add at rungs 0, 2 and 4; and a
-        # float32 result's narrower output (packed two to a beat of the shared bundle at
-        # rungs 0-1, a port of its own after): abs, angle, real or imag at 0, 2 and 4.
-        dtype = f"{dtype}->{kernel.output_dtype(dtype).name}"
-        r = RUNGS[rung]
-        return {("lane", dtype, r.dataflow, r.vector_bits)}
+            return {("rung", "transform", kernel.transform, rung), (*lane, _family(rung))}
+        # RTL: rung 3 is rung 2's kernel as N CUs; each transform's adapters (the real
+        # input of rfft, the Hermitian row buffer of irfft) once in the streaming kernels,
+        # which are the only ones that have them (each model is a minute of verilating).
+        covered = {("rung", "transform", 2 if rung == 3 else rung)}
+        return covered | ({(*lane, "stream")} if RUNGS[rung].dataflow else set())
     ops = kernel.ops_used(dtype)
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests
-    # (tests/runtime/test_torch_shaped_kernels.py, layer_norm at rung 3), so the rung-2
-    # variant covers it (each model is a minute of verilating on 2 cores).
+    # (tests/runtime/test_torch_shaped_kernels.py, layer_norm at rung 3).
     if not operators and rung == 3 and kernel.kind in SHAPED_KINDS:
         rung = 2
-    covered = {("rung", str(kernel.kind), dtype, rung),
-               ("shape", len(kernel.inputs), bool(kernel.scalars), str(kernel.kind), dtype)}
+    covered = {("rung", str(kernel.kind), rung), (*lane, _family(rung)),
+               ("shape", len(kernel.inputs), bool(kernel.scalars), str(kernel.kind))}
     covered |= {("wiring", op.arity, op.condition, dtype) for op in ops}
     # An index reduction (argmax, argmin) once per kernel, in one of its dtypes: its
     # accumulator's pick is proven in every dtype by tests/oplib/test_reduce.py, and the
     # rest of the kernel (its int64 result word) is the same in both.
-    covered |= {("reduce", op.name, None if op.picks else dtype) for op in ops
-                if op.kind == "reduce"}
+    covered |= {("reduce", op.name, None if op.picks or not operators else dtype)
+                for op in ops if op.kind == "reduce"}
     if operators:
         covered |= {("op", op.name, None if op.picks else dtype) for op in ops}
     return covered
@@ -58,10 +61,10 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
 
 def representative_variants(library: Library, *,
                             operators: bool = True) -> list[tuple[str, int, str]]:
-    """Few variants that still cover each capability: every rung of every kernel kind in
-    every dtype, every interface shape (number of inputs, scalars or none), every operand
-    wiring and reduction accumulator, and with ``operators`` every operator in every dtype
-    a kernel applies it in. Chosen greedily: the variant that proves the most not yet
+    """Few variants that still cover each capability (:func:`_covers`): every rung of every
+    kernel kind, every element width in every template family, every interface shape,
+    every operand wiring and reduction accumulator, and with ``operators`` every operator
+    in every dtype a kernel applies it in. Chosen greedily: the variant that proves the most not yet
     proven first, the lower rung (a smaller, quicker model) and then the name breaking
     ties. What is left out waits for ``-m slow`` and for the nightly ``fpgakern build
     --all``, which run every variant.

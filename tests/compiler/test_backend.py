@@ -45,7 +45,9 @@ def test_the_backend_is_an_entry_point():
     assert "fpgakern" in torch._dynamo.list_backends(exclude_tags=())
 
 
-@pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
+# hw_emu: every fused kernel of the block verilated, minutes cold; the default run takes
+# the hw_emu path with one fused kernel (test_special_values_give_eager_bits_...).
+@pytest.mark.parametrize("target", ["sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
 def test_mlp_block_runs_its_fused_kernels_within_their_bounds(cache, target):
     torch.manual_seed(0)
     model = MlpBlock().eval()
@@ -223,15 +225,21 @@ SPECIALS = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40,
             -3e38, 1.0, -100.0, 88.0, 17.0]
 
 
-def test_special_values_give_eager_bits_through_a_fused_kernel(cache):
+# hw_emu at rung 2: one lane's model (the default rung 4's sixteen lanes of sigmoid and
+# divide take minutes to verilate cold; rung 4 runs on sw_emu here and on hw_emu in
+# test_mlp_block_... under -m slow).
+@pytest.mark.parametrize(("target", "rung"), [("sw_emu", 4), ("hw_emu", 2)])
+def test_special_values_give_eager_bits_through_a_fused_kernel(cache, target, rung):
     def f(x, y):
         return torch.relu(x * torch.sigmoid(x) + y) / (y + 2.0)
     x = torch.tensor(SPECIALS)
     y = x.flip(0)
     with torch.no_grad():
-        got = compiled(f, cache)(x, y)
+        got = compiled(f, cache, target=target, rung=rung)(x, y)
     want = f(x, y)
-    assert len(fc.last_report().running) == 1
+    report = fc.last_report()
+    assert len(report.running) == 1
+    assert (report.last_call.cycles is not None) == (target == "hw_emu")
     same = (got.view(torch.int32) == want.view(torch.int32)) | (got.isnan() & want.isnan())
     assert bool(same.all()), (got, want)
 

@@ -3,43 +3,38 @@ through the sim step's testbench (sim/fk_kernel_tb.py, Host.call_transform): eve
 fpgakern.verify.spectral (lengths 8..64, norms, special values, one row, no rows) bit for
 bit against fpgakern.ir.fft.transform, and the rate of a batch of rows of 1024.
 
-The default run builds four models (each FFT model is minutes of verilating on 2 cores):
-rfft and irfft at rungs 2 and 4, the transforms with adapters on both sides (rfft's real
-input and kept bins, irfft's banked Hermitian row buffer and packed real output; n = 8 is
-the odd case at rung 4, a row shorter than a 512-bit word); the rate is measured on
-irfft at rung 2 (its row buffer is the adapter most likely to leave gaps). ``-m slow``
-adds every transform at rungs 2, 3 and 4 and the rate at rung 4.
+Every transform at rungs 2, 3 and 4 runs under ``-m slow``; the default run simulates
+the streaming variants tests/variant_selection.py picks for RTL (each transform's adapters
+once: fft, rfft's real input at rung 2, irfft's banked Hermitian row buffer at rung 4),
+with every case, in tests/sim/test_library_sim.py, and measures the rate of rung 2 here
+on the fft model that test builds (irfft's, and rung 4's, under ``-m slow``).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import plan
+from fpgakern.verify import spectral
 from fpgakern.verify.rtlsim import simulate
 
 DTYPE = {"fft": "complex64", "ifft": "complex64", "rfft": "float32", "irfft": "complex64"}
-CASES = {"random", "n_8", "n_16", "n_32", "n_64", "norm_forward", "norm_ortho", "special",
-         "one_row", "no_rows"}
 
 
 def _every_case(library, transform, rung, run_dir):
-    result = simulate(plan(library.get(f"spectral_ops/{transform}"), rung, DTYPE[transform]),
-                      size=256, run_dir=run_dir, build_speed="quick")
+    kernel = library.get(f"spectral_ops/{transform}")
+    result = simulate(plan(kernel, rung, DTYPE[transform]), size=256, run_dir=run_dir,
+                      build_speed="quick")
     assert result.passed, f"{transform} opt{rung}: {result.message}"
-    assert {c["label"] for c in result.cases} == CASES
+    every_case = {case.label for case in spectral.cases(kernel, DTYPES[DTYPE[transform]])}
+    assert {c["label"] for c in result.cases} == every_case
     return result
 
 
-# Default: the adapters that do the most (irfft's row buffer, 8-banked at rung 4; rfft's
-# bins of a 512-bit word); rfft at rung 2 under -m slow, fft at 2 and 4 in
-# tests/sim/test_library_sim.py.
-@pytest.mark.parametrize(("transform", "rung"), [pytest.param("rfft", 2, marks=pytest.mark.slow),
-                                                 ("irfft", 2), ("rfft", 4), ("irfft", 4)])
-def test_streaming_transform_matches_reference(library, transform, rung, sim_run_dir):
-    _every_case(library, transform, rung, sim_run_dir)
-
-
+# Each streaming transform at each rung; the default run simulates the ones
+# tests/variant_selection.py picks for RTL (the same models, every case, in
+# tests/sim/test_library_sim.py), so this is the slow tier's sweep.
 @pytest.mark.slow
 @pytest.mark.parametrize("rung", [2, 3, 4])
 @pytest.mark.parametrize("transform", ["fft", "ifft", "rfft", "irfft"])
@@ -56,13 +51,16 @@ def _rate(library, transform, rung, rows, run_dir):
     return rows * 1024 / result.cycles
 
 
-def test_rung2_streams_rows_back_to_back(library, sim_run_dir):
+# fft: the model test_library_sim.py builds; irfft (its row buffer, the adapter most
+# likely to leave gaps) under -m slow.
+@pytest.mark.parametrize("transform", ["fft", pytest.param("irfft", marks=pytest.mark.slow)])
+def test_rung2_streams_rows_back_to_back(library, transform, sim_run_dir):
     """16 rows of 1024 at about one sample per cycle: the rows follow each other through
     the row buffer and the engine without gaps. Measured 19,291 cycles: 16,384 plus a
     fixed cost of about 2.9k paid once (the engine's latency, 2,237 at n = 1024, the row
     buffer's half row, the memory latency); a gap of a frame between rows would cost
     16k more."""
-    assert _rate(library, "irfft", 2, 16, sim_run_dir) >= 0.82
+    assert _rate(library, transform, 2, 16, sim_run_dir) >= 0.82
 
 
 @pytest.mark.slow
