@@ -1,0 +1,80 @@
+"""The rule that picks the default tier's variants (tests/variant_selection.py) keeps its
+promise: every kernel kind, every rung and every dtype is simulated in RTL at least once
+by default, every operator in every dtype is compiled in C simulation, and nothing is left
+out of ``-m slow``."""
+
+from __future__ import annotations
+
+import pytest
+from variant_selection import all_variants, representative_variants, variant_params
+
+from fpgakern.ir.kernel import KINDS
+from fpgakern.ladder import RUNGS
+from fpgakern.paths import specs_dir
+from fpgakern.spec.library import Library
+
+LIBRARY = Library(specs_dir())
+
+
+def _kind(variant: tuple[str, int, str]) -> str:
+    return str(LIBRARY.get(variant[0]).kind)
+
+
+def test_every_kernel_kind_has_a_default_rtl_simulation():
+    """A kind added to the IR without a kernel in the library, or one the rule leaves out,
+    has no RTL simulation in the default run: this fails, naming it."""
+    chosen = representative_variants(LIBRARY, operators=False)
+    missing = set(KINDS) - {_kind(v) for v in chosen}
+    assert not missing, f"kinds without a default-tier RTL simulation: {sorted(missing)}"
+
+
+def test_every_rung_and_dtype_is_simulated_in_rtl_by_default():
+    chosen = representative_variants(LIBRARY, operators=False)
+    declared_rungs = {r for k in LIBRARY.kernels for r in k.rungs}
+    declared_dtypes = {d for k in LIBRARY.kernels for d in k.dtypes}
+    assert {v[1] for v in chosen} >= declared_rungs - {3, 5}  # N CUs of rung 2's and 4's
+    assert {v[2] for v in chosen} == declared_dtypes
+    for kind in KINDS:
+        rungs = {v[1] for v in chosen if _kind(v) == kind}
+        declared = {r for k in LIBRARY.kernels if k.kind == kind for r in k.rungs}
+        assert rungs | {3, 5} >= declared, (kind, sorted(declared - rungs))
+
+
+def test_every_operator_in_every_dtype_is_compiled_in_c_simulation():
+    chosen = set(representative_variants(LIBRARY))
+    expressions = [k for k in LIBRARY.kernels if k.transform is None]
+    wanted = {(op.name, d) for k in expressions for d in k.dtypes for op in k.ops_used(d)
+              if not op.picks}
+    got = {(op.name, d) for name, _, d in chosen if LIBRARY.get(name).transform is None
+           for op in LIBRARY.get(name).ops_used(d)}
+    assert wanted <= got, sorted(wanted - got)
+
+
+def test_a_users_kernel_is_picked_without_touching_any_test(write_spec, tmp_path):
+    """The rule works from what each variant proves, not from a list of names: a kernel
+    of any name in a library of its own has each of its rungs simulated by default."""
+    write_spec(tmp_path, "mine/_category.yaml", "doc: A user's kernels.\n")
+    write_spec(tmp_path, "mine/twice.yaml", "kernel: twice\ndoc: Twice x.\ninputs: [x]\n"
+               "outputs: [out]\ndtypes: [float32]\nexpression: x * 2\n")
+    library = Library(tmp_path / "kernel_specs")
+    kernel = library.get("mine/twice")
+    chosen = representative_variants(library, operators=False)
+    assert {v[0] for v in chosen} == {"mine/twice"}
+    assert {v[1] for v in chosen} == set(kernel.rungs)
+
+
+@pytest.mark.parametrize("operators", [True, False])
+def test_slow_holds_every_variant_the_default_leaves_out(operators):
+    params = variant_params(LIBRARY, operators=operators)
+    assert [tuple(p.values) for p in params] == all_variants(LIBRARY)
+    fast = [tuple(p.values) for p in params if not p.marks]
+    assert sorted(fast) == representative_variants(LIBRARY, operators=operators)
+    assert all(m.name == "slow" for p in params for m in p.marks)
+    assert len(fast) < len(params) / 4  # the point of the rule: a small default tier
+
+
+def test_rtl_selection_stays_small():
+    """Each RTL variant is a Verilator model (a minute cold for an FFT); the rule's picks
+    grow with the kinds and the features they prove, not with the library's size."""
+    assert len(representative_variants(LIBRARY, operators=False)) <= 40
+    assert len(RUNGS) == 6
