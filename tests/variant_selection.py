@@ -35,11 +35,13 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
     if kernel.kind == "transform":
         if operators:
             return {("rung", "transform", kernel.transform, rung), (*lane, _family(rung))}
-        # RTL: rung 3 is rung 2's kernel as N CUs; each transform's adapters (the real
-        # input of rfft, the Hermitian row buffer of irfft) once in the streaming kernels,
-        # which are the only ones that have them (each model is a minute of verilating).
+        # RTL: rung 3 is rung 2's kernel as N CUs. Only the streaming kernels (2-4) have
+        # adapters, where a transform's input and result differ (rfft's real input and
+        # kept bins, irfft's Hermitian row buffer and real output): each once (each model
+        # is a minute of verilating; every transform at every rung under -m slow).
         covered = {("rung", "transform", 2 if rung == 3 else rung)}
-        return covered | ({(*lane, "stream")} if RUNGS[rung].dataflow else set())
+        adapted = dtype != kernel.output_dtype(dtype).name
+        return covered | ({(*lane, "stream")} if RUNGS[rung].dataflow and adapted else set())
     ops = kernel.ops_used(dtype)
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests

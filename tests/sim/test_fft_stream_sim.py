@@ -4,10 +4,11 @@ fpgakern.verify.spectral (lengths 8..64, norms, special values, one row, no rows
 bit against fpgakern.ir.fft.transform, and the rate of a batch of rows of 1024.
 
 Every transform at rungs 2, 3 and 4 runs under ``-m slow``; the default run simulates
-the streaming variants tests/variant_selection.py picks for RTL (each transform's adapters
-once: fft, rfft's real input at rung 2, irfft's banked Hermitian row buffer at rung 4),
-with every case, in tests/sim/test_library_sim.py, and measures the rate of rung 2 here
-on the fft model that test builds (irfft's, and rung 4's, under ``-m slow``).
+the streaming variants tests/variant_selection.py picks for RTL (each adapter once:
+irfft's Hermitian row buffer at rung 2, rfft's real input and kept bins at rung 4, a row
+of n = 8 shorter than its 512-bit word), with every case, in
+tests/sim/test_library_sim.py, and measures the rate of rung 2 here on the irfft model
+that test builds (rung 4's under ``-m slow``).
 """
 
 from __future__ import annotations
@@ -51,16 +52,15 @@ def _rate(library, transform, rung, rows, run_dir):
     return rows * 1024 / result.cycles
 
 
-# fft: the model test_library_sim.py builds; irfft (its row buffer, the adapter most
-# likely to leave gaps) under -m slow.
-@pytest.mark.parametrize("transform", ["fft", pytest.param("irfft", marks=pytest.mark.slow)])
-def test_rung2_streams_rows_back_to_back(library, transform, sim_run_dir):
+# irfft: its row buffer is the adapter most likely to leave gaps (and the model
+# test_library_sim.py builds at rung 2).
+def test_rung2_streams_rows_back_to_back(library, sim_run_dir):
     """16 rows of 1024 at about one sample per cycle: the rows follow each other through
     the row buffer and the engine without gaps. Measured 19,291 cycles: 16,384 plus a
     fixed cost of about 2.9k paid once (the engine's latency, 2,237 at n = 1024, the row
     buffer's half row, the memory latency); a gap of a frame between rows would cost
     16k more."""
-    assert _rate(library, transform, 2, 16, sim_run_dir) >= 0.82
+    assert _rate(library, "irfft", 2, 16, sim_run_dir) >= 0.82
 
 
 @pytest.mark.slow
