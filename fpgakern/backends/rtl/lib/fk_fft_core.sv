@@ -53,7 +53,6 @@ module fk_fft_core #(
 ) (
     `define FK_FFT_PORTS
     `include "fk_fft_ports.sv"
-    `undef FK_FFT_PORTS
 );
     localparam int W   = 64 * LANES;
     localparam int LG  = $clog2(LANES);

@@ -28,7 +28,6 @@ module fk_fft_lanes #(
 ) (
     `define FK_FFT_PORTS
     `include "fk_fft_ports.sv"
-    `undef FK_FFT_PORTS
 );
     fk_fft_core #(.MAX_LOG2(MAX_LOG2), .LANES(LANES), .OUT_DEPTH(OUT_DEPTH)) u_core (.*);
 endmodule

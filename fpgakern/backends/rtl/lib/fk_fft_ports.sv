@@ -1,11 +1,10 @@
 // fk_fft_ports: the port list of the streaming FFT cores fk_fft_sdf (LANES = 1) and
 // fk_fft_lanes (LANES = 8), and of their engine fk_fft_core, written once. Each of them
-// includes it between the parentheses of its port list, with FK_FFT_PORTS defined and
-// a parameter LANES in scope:
+// includes it between the parentheses of its port list, with FK_FFT_PORTS defined (the
+// file undefines it again) and a parameter LANES in scope:
 //     ) (
 //         `define FK_FFT_PORTS
 //         `include "fk_fft_ports.sv"
-//         `undef FK_FFT_PORTS
 //     );
 // Without FK_FFT_PORTS the file is empty, so it is listed and copied with the other
 // sources (sources.fft_files, a variant's rtl/, a model's sources, the .xo) and compiled
@@ -48,4 +47,5 @@
     input  logic                out_ready,
     output logic [64*LANES-1:0] out_data,
     output logic                idle
+`undef FK_FFT_PORTS
 `endif
