@@ -13,7 +13,7 @@ import pytest
 
 from fpgakern.errors import ToolError
 from fpgakern.tools import gxx, verilator
-from fpgakern.tools.cache import cached_build
+from fpgakern.tools.cache import cached_build, generated_file
 from fpgakern.tools.verilator_build import runtime_plan, verilate
 from fpgakern.verify import opsim
 
@@ -120,6 +120,29 @@ def test_cached_build_builds_once_and_keeps_only_the_product(tmp_path, monkeypat
     again = cached_build("kind", "name", "k1", "sim", build)
     assert folder == again and len(calls) == 1
     assert sorted(p.name for p in folder.iterdir()) == ["sim"]
+
+
+def test_generated_file_is_written_once_under_a_key_of_its_generator(tmp_path, monkeypatch):
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path / "cache"))
+    generator = tmp_path / "gen.py"
+    generator.write_text("VALUE = 1\n")
+    calls = []
+
+    def render() -> str:
+        calls.append(1)
+        return f"table {len(calls)}\n"
+
+    first = generated_file("table.hex", render, generator, "input a")
+    assert first.is_relative_to(tmp_path / "cache" / "generated")
+    assert first.name == "table.hex" and first.read_text() == "table 1\n"
+    assert generated_file("table.hex", render, generator, "input a") == first
+    assert len(calls) == 1
+    # Another input, or an edit to the generator, is another file: never the old one.
+    other_input = generated_file("table.hex", render, generator, "input b")
+    generator.write_text("VALUE = 2\n")
+    edited = generated_file("table.hex", render, generator, "input a")
+    assert len({first, other_input, edited}) == 3 and len(calls) == 3
+    assert first.read_text() == "table 1\n" and edited.read_text() == "table 3\n"
 
 
 @needs_verilator

@@ -1,10 +1,11 @@
 """The one content-addressed "build once" routine for everything compiled into the cache.
 
-Verilator models, csim testbenches, emulation libraries and Verilator's runtime objects
-are each built in a private staging folder under ``cache_dir()/<kind>/`` and renamed
-into place, so no reader ever sees half a product. A lock per key makes concurrent
-builders (pytest-xdist workers, two shells, parallel ``fpgakern run``) wait for the first
-one instead of compiling the same thing twice.
+Verilator models, csim testbenches, emulation libraries, Verilator's runtime objects and
+the generated source files too large to keep in git (:func:`generated_file`) are each
+built in a private staging folder under ``cache_dir()/<kind>/`` and renamed into place,
+so no reader ever sees half a product. A lock per key makes concurrent builders
+(pytest-xdist workers, two shells, parallel ``fpgakern run``) wait for the first one
+instead of compiling the same thing twice.
 """
 
 from __future__ import annotations
@@ -66,3 +67,23 @@ def cached_build(kind: str, name: str, key: str, product: str,
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return final
+
+
+GENERATED_KIND = "generated"  # cache_dir()/generated/: source files written by a generator
+
+
+def generated_file(name: str, render: Callable[[], str], generator: Path,
+                   *inputs: str | bytes) -> Path:
+    """The file ``name`` holding ``render()``, written into the cache when missing.
+
+    The key covers the generator's source (``generator``, the module whose ``render``
+    it is) and ``inputs`` (what else its output depends on: the content of the files it
+    reads, the versions of the libraries it calls), so an edit to either writes a new
+    file beside the old one and no reader is ever handed a stale copy.
+    """
+    key = key_of(name, generator.read_bytes(), *inputs)
+
+    def write(staging: Path) -> None:
+        (staging / name).write_text(render())
+
+    return cached_build(GENERATED_KIND, name.partition(".")[0], key, name, write) / name

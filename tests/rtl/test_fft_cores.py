@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from fpgakern.backends.rtl import sources
+from fpgakern.backends.rtl import sources, twiddle_rom
 from fpgakern.paths import cache_dir
 from fpgakern.tools import verilator
 from fpgakern.tools.cache import key_of
+from fpgakern.util.files import sha256_file
 
 pytest.importorskip("cocotb")
 
@@ -150,12 +151,15 @@ def test_fft_core_lints_clean(top, max_log2):
     assert result.ok, result.output
 
 
-def test_twiddle_rom_is_current():
-    """fk_fft_twiddle_rom.sv is what gen_fft_twiddles.py makes of ir/twiddles.hex."""
-    import importlib.util
+# The SHA-256 of the generated fk_fft_twiddle_rom.sv: a change to twiddle_rom.py (or to
+# the table it reads) that alters the ROM's bytes fails here.
+TWIDDLE_ROM_SHA256 = "da38de5357bd1e6599cb636a100f89f3d7602e21dc013690d8d7f8c391258e4e"
 
-    path = sources.LIB_DIR / "gen_fft_twiddles.py"
-    spec = importlib.util.spec_from_file_location("gen_fft_twiddles", path)
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
-    assert (sources.LIB_DIR / "fk_fft_twiddle_rom.sv").read_text() == gen.render()
+
+def test_the_generated_twiddle_rom_is_pinned_and_listed(tmp_path, monkeypatch):
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path))  # generated here, not reused
+    rom = twiddle_rom.rom_file()
+    assert rom.is_relative_to(tmp_path) and rom.name == "fk_fft_twiddle_rom.sv"
+    assert sha256_file(rom) == TWIDDLE_ROM_SHA256
+    assert rom in sources.fft_files() and rom in sources.twiddle_files()
+    assert not (sources.LIB_DIR / rom.name).exists()  # never in the source tree

@@ -132,13 +132,3 @@ def test_interface_registers():
     assert [p.data_width for p in iface.masters] == [64]
     text = fft_sequential.render_fft_sequential("k", "rfft", 1)["k.sv"]
     assert "module k (" in text and "fk_fft_butterfly" in text
-
-
-def test_twiddle_rom_is_current():
-    import subprocess
-    import sys
-
-    script = Path(fft_sequential.__file__).parent / "lib" / "gen_fft_twiddles.py"
-    done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stderr

@@ -41,9 +41,6 @@ ROM_LATENCY = 2  # fk_fft_twiddle
 BUTTERFLY_LATENCY = 18  # fk_fft_butterfly
 BUTTERFLY_PIPE = ROM_LATENCY + BUTTERFLY_LATENCY  # issue to write back
 OPERATORS = ("fk_fft_butterfly", "fk_fp32_mul")  # the oplib modules it uses
-# The twiddles: the FFT cores' fk_fft_twiddle (lib/, branch fft-rtl; left out of
-# sources.library_files, like every fk_fft_* support file) over their quarter-wave ROM.
-TWIDDLE_FILES = ("fk_fft_twiddle_rom.sv", "fk_fft_twiddle.sv")
 
 
 
@@ -135,7 +132,7 @@ def fft_sequential_files() -> list[Path]:
     """The support and operator files the kernel needs besides its own, in compile order:
     the lib/ modules every kernel compiles, the twiddle unit, then the oplib files of
     OPERATORS."""
-    return [*sources.library_files(), *(sources.LIB_DIR / name for name in TWIDDLE_FILES),
+    return [*sources.library_files(), *sources.twiddle_files(),
             *sources.operator_files(OPERATORS)]
 
 

@@ -1,10 +1,11 @@
 """The SystemVerilog files a generated kernel needs: support library and operator modules.
 
 ``lib/`` holds the hand-written support modules every kernel shares (control slave, AXI
-engines, FIFO, RAM, delay lines); ``oplib/`` the operator library. Both are referenced in
-place. Operator files are found by the modules they define, with the files those modules
-instantiate, so a kernel's file list stays minimal (and its simulation cache key stable
-when unrelated operators change).
+engines, FIFO, RAM, delay lines) and the FFT cores; ``oplib/`` the operator library. Both
+are referenced in place. The FFT cores' twiddle ROM is generated into the fpgakern cache
+(:mod:`fpgakern.backends.rtl.twiddle_rom`) and listed from there. Operator files are found
+by the modules they define, with the files those modules instantiate, so a kernel's file
+list stays minimal (and its simulation cache key stable when unrelated operators change).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from fpgakern.backends.rtl import twiddle_rom
 from fpgakern.errors import ToolError
 
 RTL_DIR = Path(__file__).resolve().parent
@@ -36,10 +38,19 @@ def library_files() -> list[Path]:
     return sorted(p for p in LIB_DIR.glob("*.sv") if not p.name.startswith(FFT_PREFIX))
 
 
+def twiddle_files() -> list[Path]:
+    """The FFT's twiddle unit: the generated quarter-wave ROM and fk_fft_twiddle (lib/)
+    over it."""
+    return [twiddle_rom.rom_file(), LIB_DIR / "fk_fft_twiddle.sv"]
+
+
 def fft_files() -> list[Path]:
-    """Every file the FFT cores fk_fft_sdf and fk_fft_lanes need: the fk_fft_* files, the
-    support modules they use and the float32 add, sub and mul operators."""
-    return [*sorted(LIB_DIR.glob(f"{FFT_PREFIX}*.sv")),
+    """Every file the FFT cores fk_fft_sdf and fk_fft_lanes need: the fk_fft_* files with
+    the generated twiddle ROM (by name), the support modules they use and the float32 add,
+    sub and mul operators."""
+    cores = {p.name: p for p in LIB_DIR.glob(f"{FFT_PREFIX}*.sv")}
+    cores.update((p.name, p) for p in twiddle_files())
+    return [*(cores[name] for name in sorted(cores)),
             *(LIB_DIR / f"{m}.sv" for m in FFT_SUPPORT),
             *operator_files(FFT_OPERATORS)]
 

@@ -1,7 +1,8 @@
 // fk_fft_core: the streaming radix-2 DIF FFT engine behind fk_fft_sdf (LANES = 1) and
-// fk_fft_lanes (LANES = 8); see those files for the port contract. Bit-exact with
-// fpgakern.ir.fft.complex_transform: the same butterflies in the same float32 operations
-// on the same operands, then the reorder, then x * scale per component.
+// fk_fft_lanes (LANES = 8), with their ports (fk_fft_ports.sv: the list and its
+// contract). Bit-exact with fpgakern.ir.fft.complex_transform: the same butterflies in
+// the same float32 operations on the same operands, then the reorder, then x * scale per
+// component.
 //
 // Structure (a "slot" is one advance of the front's clock enable, one beat of LANES
 // samples):
@@ -50,19 +51,8 @@ module fk_fft_core #(
     parameter int FLAGS     = 64   // > frames in flight in the front, at most
                                    // (NB - 1 + 18 log2n) / NB + 2: 56 for LANES = 8, n = 8
 ) (
-    input  logic                clk,
-    input  logic                rst_n,
-    input  logic [4:0]          log2n,
-    input  logic                inverse,
-    input  logic [31:0]         scale,
-    input  logic                flush,
-    input  logic                in_valid,
-    output logic                in_ready,
-    input  logic [64*LANES-1:0] in_data,
-    output logic                out_valid,
-    input  logic                out_ready,
-    output logic [64*LANES-1:0] out_data,
-    output logic                idle
+    `define FK_FFT_PORTS
+    `include "fk_fft_ports.sv"
 );
     localparam int W   = 64 * LANES;
     localparam int LG  = $clog2(LANES);

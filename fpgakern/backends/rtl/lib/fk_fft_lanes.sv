@@ -11,8 +11,9 @@
 // bit-reversed bins is written, and a beat of natural-order bins read, in one cycle
 // (fk_fft_core's header: bank = idx[L-1:L-3] ^ idx[2:0]), for every n from 8 up.
 //
-// Ports: as fk_fft_sdf (see there: configuration, flush, handshakes, idle), with 512-bit
-// in_data / out_data beats of 8 samples; a transform of n samples is n/8 beats.
+// Ports: fk_fft_ports.sv (configuration, flush, handshakes, idle), as fk_fft_sdf's, with
+// LANES = 8: 512-bit in_data / out_data beats of 8 samples; a transform of n samples is
+// n/8 beats.
 // Rate: one beat (8 samples) per cycle in and out.
 // Latency (first beat in to first beat out, no stalls): 2 * n/8 + 18 * log2n + 8 cycles
 // (as fk_fft_sdf with n/8 beats per frame; measured: 64 at n = 8, 444 at n = 1024, 16680
@@ -21,25 +22,12 @@
 // butterflies with twiddle products, 8 reorder banks of 2 * 2^MAX_LOG2 / 8 words, 16
 // multipliers for scale.
 module fk_fft_lanes #(
-    parameter int MAX_LOG2  = 16,  // 4 .. 16
-    parameter int OUT_DEPTH = 16
+    parameter  int MAX_LOG2  = 16,  // 4 .. 16
+    parameter  int OUT_DEPTH = 16,
+    localparam int LANES     = 8
 ) (
-    input  logic         clk,
-    input  logic         rst_n,
-    input  logic [4:0]   log2n,
-    input  logic         inverse,
-    input  logic [31:0]  scale,
-    input  logic         flush,
-    input  logic         in_valid,
-    output logic         in_ready,
-    input  logic [511:0] in_data,
-    output logic         out_valid,
-    input  logic         out_ready,
-    output logic [511:0] out_data,
-    output logic         idle
+    `define FK_FFT_PORTS
+    `include "fk_fft_ports.sv"
 );
-    fk_fft_core #(.MAX_LOG2(MAX_LOG2), .LANES(8), .OUT_DEPTH(OUT_DEPTH)) u_core (
-        .clk(clk), .rst_n(rst_n), .log2n(log2n), .inverse(inverse), .scale(scale),
-        .flush(flush), .in_valid(in_valid), .in_ready(in_ready), .in_data(in_data),
-        .out_valid(out_valid), .out_ready(out_ready), .out_data(out_data), .idle(idle));
+    fk_fft_core #(.MAX_LOG2(MAX_LOG2), .LANES(LANES), .OUT_DEPTH(OUT_DEPTH)) u_core (.*);
 endmodule
