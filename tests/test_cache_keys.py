@@ -151,7 +151,8 @@ def assert_rekeys(pristine: tuple[Path, Keys], tree: Path, expected: frozenset[s
 def test_op_table_spelling_rekeys_every_step(pristine, tree):
     # The op table holds each op's C++ spelling, its RTL module and its numpy reference:
     # every step's code reads it.
-    edit(tree / "fpgakern" / "ir" / "ops.py", r'"fk::(\w+)\(\{0\}\)"', r'"fk::\1(({0}))"')
+    edit(tree / "fpgakern" / "ir" / "ops" / "elementwise.py", r'"fk::(\w+)\(\{0\}\)"',
+         r'"fk::\1(({0}))"')
     assert_rekeys(pristine, tree, ALL)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from fpgakern.ir.ops import OPS, Op
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "vitis.md"
-BEGIN = "<!-- begin: generated from fpgakern/ir/ops.py (python tests/test_vitis_doc.py) -->"
+BEGIN = "<!-- begin: generated from fpgakern/ir/ops (python tests/test_vitis_doc.py) -->"
 END = "<!-- end: generated table -->"
 
 _SUBNORMALS = {

@@ -13,7 +13,7 @@ kernel with a float32 result (abs, angle, real, imag) is one float32 root
 new latencies to prove.
 
 :func:`lower` rewrites a typed complex64 graph (fpgakern.ir.expr) into that pair. Its
-float32 operations are exactly the op table's references (fpgakern.ir.ops: _cmul_parts,
+float32 operations are exactly the op table's references (fpgakern.ir.ops.references: _cmul_parts,
 _fma's complex branch, _cdiv, _conj, _to_complex64), in the same order, with the same
 roundings and the same fusings, so the RTL is bit-identical to the reference and to
 torch. With x = (a, b), y = (c, d), z = (zr, zi):

@@ -17,7 +17,7 @@ import pytest
 
 from fpgakern.ir import special
 from fpgakern.ir.dtypes import DTYPES
-from fpgakern.ir.ops import _fma
+from fpgakern.ir.ops.references import _fma
 from fpgakern.paths import library_dir
 from fpgakern.spec.library import Library
 from fpgakern.verify import reference, stimulus

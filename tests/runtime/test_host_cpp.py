@@ -6,6 +6,7 @@ xclbin, and the per-category fpga_kernel entry."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -129,6 +130,26 @@ int main(int argc, char** argv) {
     return 0;
 }
 """
+
+
+def test_emulation_library_key_covers_every_source(tmp_path, monkeypatch):
+    """The emulation library is several files (sources, their own headers, the public
+    headers): a change to any of them rebuilds it, none is served stale."""
+    copy = tmp_path / "emu"
+    shutil.copytree(emu.EMU_DIR, copy, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    monkeypatch.setattr(emu, "EMU_DIR", copy)
+    monkeypatch.setattr(emu, "SOURCE_DIR", copy / "src")
+    monkeypatch.setattr(emu, "INCLUDE_DIR", copy / "include")
+    before = emu.library_key()
+    files = sorted(p for folder in ("src", "include") for p in (copy / folder).rglob("*")
+                   if p.is_file())
+    assert {p.suffix for p in files if p.parent.name == "src"} == {".cpp", ".h"}
+    for path in files:
+        text = path.read_text()
+        path.write_text(text + "\n")
+        assert emu.library_key() != before, f"{path.relative_to(copy)} is not in the key"
+        path.write_text(text)
+    assert emu.library_key() == before
 
 
 def test_category_entry(built):

@@ -1,8 +1,9 @@
-"""hw_emu's memory in the C++ XRT emulation (src/xrt_emu.cpp), as in the Python runtime
-(test_hw_emu_bandwidth.py): the generated C++ host runs on banks with the platform's bytes
-per kernel cycle (the bank lines 'python -m fpgakern.runtime.emu prepare' writes into
-fpgakern_emu.cfg), each port on the bank the .xclbin's CONNECTIVITY connects it to, and
-the CUs of concurrently started runs stepped in lockstep by run.wait().
+"""hw_emu's memory in the C++ XRT emulation (src/device.cpp, src/kernel.cpp), as in the
+Python runtime (test_hw_emu_bandwidth.py): the generated C++ host runs on banks with the
+platform's bytes per kernel cycle (the bank lines 'python -m fpgakern.runtime.emu
+prepare' writes into fpgakern_emu.cfg), each port on the bank the .xclbin's CONNECTIVITY
+connects it to, and the CUs of concurrently started runs stepped in lockstep by
+run.wait().
 
 The rate of a call is its elements over the cycles of its slowest CU, read from the
 summary the emulation library prints when the device closes. The bounds are the

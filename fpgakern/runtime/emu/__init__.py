@@ -3,9 +3,10 @@
 ``include/`` declares the subset of XRT's native API that published XRT hosts use
 (``xrt::device``, ``xrt::kernel``, ``xrt::run``, ``xrt::bo``, ``xrt::uuid``, ``xrt::xclbin``,
 the C handle typedefs), source-compatible with XRT's own headers (docs/runtime.md, "The
-XRT native API"); ``src/xrt_emu.cpp`` implements it over the emulation models
-(``include/fkemu_model.h``). :func:`prepare` builds the models of an .xclbin's kernels and
-writes ``fpgakern_emu.cfg`` beside it (the models of each kernel, which a Vitis emconfig.json
+XRT native API"); ``src/`` implements it over the emulation models
+(``include/fkemu_model.h``), one file per part (``src/internal.h`` lists them).
+:func:`prepare` builds the models of an .xclbin's kernels and writes ``fpgakern_emu.cfg``
+beside it (the models of each kernel, which a Vitis emconfig.json
 cannot name; the library also reads emconfig.json for the device count and name; it carries
 hw_emu's bytes per kernel cycle of each bank with a bandwidth figure, computed as
 :mod:`fpgakern.runtime.memory` does, since an .xclbin has no field for them);
@@ -17,7 +18,9 @@ hw_emu's bytes per kernel cycle of each bank with a bandwidth figure, computed a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fpgakern import paths
@@ -30,7 +33,9 @@ from fpgakern.util.files import sha256_text, write_text_atomic
 
 EMU_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = EMU_DIR / "include"
-SOURCES = (EMU_DIR / "src" / "xrt_emu.cpp",)
+SOURCE_DIR = EMU_DIR / "src"
+# The library's translation units; the headers beside them are theirs alone.
+SOURCES = tuple(sorted(SOURCE_DIR.glob("*.cpp")))
 CONFIG_NAME = "fpgakern_emu.cfg"
 # What the generated host code must compile with, here and against XRT.
 HOST_CXXFLAGS = gxx.FLAGS
@@ -69,15 +74,32 @@ def compile_flags(include_dirs: tuple[Path, ...] = ()) -> list[str]:
     return [*HOST_CXXFLAGS, *(f"-I{d}" for d in include_dirs), f"-I{INCLUDE_DIR}"]
 
 
+def library_key() -> str:
+    """What the emulation library's object depends on: the compiler, the flags, and every
+    file of ``src/`` and ``include/`` (its path there and its text)."""
+    files = sorted(p for folder in (SOURCE_DIR, INCLUDE_DIR) for p in folder.rglob("*")
+                   if p.is_file())
+    texts = [f"{p.relative_to(EMU_DIR)}\0{p.read_text()}" for p in files]
+    return sha256_text(gxx.identity(), *compile_flags(), *texts)
+
+
 def library_object() -> Path:
-    """The emulation library compiled once (per content hash) into an object file."""
-    texts = [p.name + p.read_text() for p in (*SOURCES, *sorted(INCLUDE_DIR.rglob("*.h")))]
-    key = sha256_text(gxx.identity(), *compile_flags(), *texts)
-
+    """The emulation library compiled once (per :func:`library_key`) into one object
+    file: each source compiled on its own, then joined by a partial link (``-r``), so a
+    host links the whole library as one object."""
     def build(staging: Path) -> None:
-        gxx.run([*compile_flags(), "-c", *(str(s) for s in SOURCES),
-                 "-o", str(staging / "xrt_emu.o")], "the XRT emulation library")
+        objects = [staging / f"{source.stem}.o" for source in SOURCES]
 
+        def compile_one(source: Path, obj: Path) -> None:
+            gxx.run([*compile_flags(), "-c", str(source), "-o", str(obj)],
+                    f"the XRT emulation library ({source.name})")
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            list(pool.map(compile_one, SOURCES, objects))
+        gxx.run(["-r", "-nostdlib", *(str(o) for o in objects), "-o", str(staging / "xrt_emu.o")],
+                "the XRT emulation library (partial link)")
+
+    key = library_key()
     return cached_build("emu/xrt", "xrt_emu", key[:24], "xrt_emu.o", build) / "xrt_emu.o"
 
 

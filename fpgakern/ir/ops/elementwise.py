@@ -1,0 +1,221 @@
+"""The table's core elementwise entries: arithmetic, comparisons, bitwise and shift
+ops, conversions and the complex64 parts; also the Vitis implementations they share
+with the reductions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fpgakern.ir.ops.model import (
+    _RNE,
+    BOTH,
+    COMPLEX,
+    EXACT,
+    FLOAT,
+    INT,
+    Accuracy,
+    Op,
+    RtlImpl,
+    VitisImpl,
+    _fp_core,
+)
+from fpgakern.ir.ops.references import (
+    _abs,
+    _add,
+    _angle,
+    _bitwise,
+    _compare,
+    _conj,
+    _div,
+    _exp,
+    _fma,
+    _imag,
+    _maximum,
+    _minimum,
+    _mul,
+    _neg,
+    _real,
+    _relu,
+    _shl,
+    _shr,
+    _sigmoid,
+    _sqrt,
+    _sub,
+    _to_complex64,
+    _to_float32,
+    _to_int32,
+)
+
+_COMPARE = VitisImpl("fcmp (comparator) + select", "compare", "exact")
+_FCMP = VitisImpl("fcmp (comparator)", "compare", "exact")
+_RELU = VitisImpl("fcmp against 0 + select", "compare", "exact")
+_NEG = VitisImpl("sign-bit flip (logic)", "exact", "exact")
+_WIRING = VitisImpl("wiring (a constant +0 beside the value)", "exact", "exact")
+_ABS = VitisImpl("hls::fabs: sign-bit clear (logic); complex64 fk::abs, a scaled hypot "
+                 "(fmul, fma, fsqrt cores, which flush subnormals)", "exact",
+                 "exact; complex64 <= 2 ulp")
+_ANGLE = VitisImpl("hls::atan2 (HLS math library, bit-approximate) on the two halves",
+                   "flush", "typically 1-4 ulp", "glibc atan2f (< 1 ulp)")
+_WIRING_PART = VitisImpl("wiring (one float32 half of the complex64 element)", "exact",
+                         "exact")
+# UG1399 documents no implementation or accuracy for hls::fma (docs/vitis.md, "fma").
+_FMA = VitisImpl("hls::fma: not documented (fused, or fmul then fadd)", "flush",
+                 "one rounding not confirmed; fmul then fadd rounds twice",
+                 "glibc fmaf, one rounding (bit-exact)")
+_EXP = VitisImpl("hls::exp (HLS math library, bit-approximate)", "flush",
+                 "typically 1-4 ulp", "glibc expf (< 1 ulp)")
+_SIGMOID = VitisImpl("hls::exp, then fadd and fdiv", "flush",
+                     "exp's 1-4 ulp plus two roundings (not measured)",
+                     "glibc expf, then IEEE add and divide")
+# Conversions: an int32 never converts to a subnormal, and a subnormal truncates to 0
+# whether or not it is flushed first.
+_TO_FLOAT = VitisImpl("Floating-Point Operator core (int to float)", "exact", _RNE)
+_TO_INT = VitisImpl("Floating-Point Operator core (float to int)", "exact",
+                    "exact (truncation)")
+
+_ELEMENTWISE: tuple[Op, ...] = (
+    Op("add", 2, "elementwise", BOTH | COMPLEX, _add, "({0} + {1})", "sum", symbol="+",
+       rtl={"float32": RtlImpl("fk_fp32_add", 6),
+            "int32": RtlImpl("fk_int32_add", 1)},
+       hls_latency={"float32": 7, "int32": 1},
+       vitis=_fp_core("fadd")),
+    Op("sub", 2, "elementwise", BOTH | COMPLEX, _sub, "({0} - {1})", "difference", symbol="-",
+       rtl={"float32": RtlImpl("fk_fp32_sub", 6),
+            "int32": RtlImpl("fk_int32_sub", 1)},
+       vitis=_fp_core("fsub")),
+    Op("mul", 2, "elementwise", BOTH | COMPLEX, _mul, "({0} * {1})", "product", symbol="*",
+       rtl={"float32": RtlImpl("fk_fp32_mul", 6),
+            "int32": RtlImpl("fk_int32_mul", 3)},
+       hls_latency={"float32": 4, "int32": 2},
+       vitis=_fp_core("fmul")),
+    Op("fma", 3, "elementwise", BOTH | COMPLEX, _fma, "fk::fma({0}, {1}, {2})",
+       "fused multiply-add x*y + z, one rounding; int32 wraps; complex64 the complex "
+       "product, then the sum (unfused, as torch)",
+       rtl={"float32": RtlImpl("fk_fp32_fma", 8),
+            "int32": RtlImpl("fk_int32_fma", 3)},
+       vitis=_FMA),
+    Op(
+        "div", 2, "elementwise", BOTH | COMPLEX, _div, "fk::div({0}, {1})",
+        "quotient; int32 truncates (torch rounding_mode='trunc'), x/0 = -1; complex64 "
+        "torch's Smith's algorithm", symbol="/",
+        rtl={"float32": RtlImpl("fk_fp32_div", 18),
+             "int32": RtlImpl("fk_int32_div", 18)},
+        vitis=_fp_core("fdiv"),
+    ),
+    Op("maximum", 2, "elementwise", BOTH, _maximum, "fk::maximum({0}, {1})",
+       "larger operand; NaN propagates, -0 < +0",
+       rtl={"float32": RtlImpl("fk_fp32_maximum", 1),
+            "int32": RtlImpl("fk_int32_maximum", 1)},
+       hls_latency={"float32": 3, "int32": 1},
+       vitis=_COMPARE),
+    Op("minimum", 2, "elementwise", BOTH, _minimum, "fk::minimum({0}, {1})",
+       "smaller operand; NaN propagates, -0 < +0",
+       rtl={"float32": RtlImpl("fk_fp32_minimum", 1),
+            "int32": RtlImpl("fk_int32_minimum", 1)},
+       hls_latency={"float32": 3, "int32": 1},
+       vitis=_COMPARE),
+    Op("eq", 2, "elementwise", BOTH, _compare(np.equal), "({0} == {1})", "a == b",
+       symbol="==", result_dtype="bool",
+       rtl={"float32": RtlImpl("fk_fp32_eq", 1),
+            "int32": RtlImpl("fk_int32_eq", 1)},
+       vitis=_FCMP),
+    Op("ne", 2, "elementwise", BOTH, _compare(np.not_equal), "({0} != {1})", "a != b",
+       symbol="!=", result_dtype="bool",
+       rtl={"float32": RtlImpl("fk_fp32_ne", 1),
+            "int32": RtlImpl("fk_int32_ne", 1)},
+       vitis=_FCMP),
+    Op("lt", 2, "elementwise", BOTH, _compare(np.less), "({0} < {1})", "a < b",
+       symbol="<", result_dtype="bool",
+       rtl={"float32": RtlImpl("fk_fp32_lt", 1),
+            "int32": RtlImpl("fk_int32_lt", 1)},
+       vitis=_FCMP),
+    Op("le", 2, "elementwise", BOTH, _compare(np.less_equal), "({0} <= {1})", "a <= b",
+       symbol="<=", result_dtype="bool",
+       rtl={"float32": RtlImpl("fk_fp32_le", 1),
+            "int32": RtlImpl("fk_int32_le", 1)},
+       vitis=_FCMP),
+    Op("gt", 2, "elementwise", BOTH, _compare(np.greater), "({0} > {1})", "a > b",
+       symbol=">", result_dtype="bool",
+       rtl={"float32": RtlImpl("fk_fp32_gt", 1),
+            "int32": RtlImpl("fk_int32_gt", 1)},
+       vitis=_FCMP),
+    Op("ge", 2, "elementwise", BOTH, _compare(np.greater_equal), "({0} >= {1})", "a >= b",
+       symbol=">=", result_dtype="bool",
+       rtl={"float32": RtlImpl("fk_fp32_ge", 1),
+            "int32": RtlImpl("fk_int32_ge", 1)},
+       vitis=_FCMP),
+    Op("bitwise_and", 2, "elementwise", INT, _bitwise(np.bitwise_and), "({0} & {1})",
+       "bitwise and", symbol="&",
+       rtl={"int32": RtlImpl("fk_int32_bitwise_and", 0)}),
+    Op("bitwise_or", 2, "elementwise", INT, _bitwise(np.bitwise_or), "({0} | {1})",
+       "bitwise or", symbol="|",
+       rtl={"int32": RtlImpl("fk_int32_bitwise_or", 0)}),
+    Op("bitwise_xor", 2, "elementwise", INT, _bitwise(np.bitwise_xor), "({0} ^ {1})",
+       "bitwise xor", symbol="^",
+       rtl={"int32": RtlImpl("fk_int32_bitwise_xor", 0)}),
+    Op("shl", 2, "elementwise", INT, _shl, "fk::shl({0}, {1})",
+       "left shift; amounts outside 0..31 give 0", symbol="<<",
+       rtl={"int32": RtlImpl("fk_int32_shl", 1)}),
+    Op("shr", 2, "elementwise", INT, _shr, "fk::shr({0}, {1})",
+       "arithmetic right shift; amounts outside 0..31 shift by 31", symbol=">>",
+       rtl={"int32": RtlImpl("fk_int32_shr", 1)}),
+    Op("neg", 1, "elementwise", BOTH, _neg, "(-{0})", "negation (sign flip for float32)",
+       symbol="-",
+       rtl={"float32": RtlImpl("fk_fp32_neg", 0),
+            "int32": RtlImpl("fk_int32_neg", 1)},
+       vitis=_NEG),
+    Op("abs", 1, "elementwise", BOTH | COMPLEX, _abs, "fk::abs({0})",
+       "absolute value; complex64 the float32 hypot(re, im), +inf where either part is "
+       "infinite (C99 hypot, torch)",
+       results={"complex64": "float32"},
+       # complex64: the RTL's scaled hypot is within 1.25 ulp (docs/operators.md).
+       accuracy={"float32": EXACT, "int32": EXACT, "complex64": Accuracy("ulp", 2)},
+       rtl={"float32": RtlImpl("fk_fp32_abs", 0),
+            "int32": RtlImpl("fk_int32_abs", 1)},
+       vitis=_ABS),
+    Op("relu", 1, "elementwise", BOTH, _relu, "fk::relu({0})",
+       "+0 for x < 0, else x; NaN and -0 pass",
+       rtl={"float32": RtlImpl("fk_fp32_relu", 0),
+            "int32": RtlImpl("fk_int32_relu", 0)},
+       vitis=_RELU),
+    Op("sqrt", 1, "elementwise", FLOAT, _sqrt, "hls::sqrt({0})",
+       "square root, correctly rounded",
+       rtl={"float32": RtlImpl("fk_fp32_sqrt", 16)},
+       vitis=_fp_core("fsqrt")),
+    Op("exp", 1, "elementwise", FLOAT, _exp, "hls::exp({0})", "e to the x",
+       accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp (docs/operators.md)
+       rtl={"float32": RtlImpl("fk_fp32_exp", 15)},
+       vitis=_EXP),
+    Op("sigmoid", 1, "elementwise", FLOAT, _sigmoid, "fk::sigmoid({0})",
+       "1 / (1 + exp(-x))", accuracy=Accuracy("ulp", 2),  # the RTL meets 1 ulp
+       rtl={"float32": RtlImpl("fk_fp32_sigmoid", 30)},
+       vitis=_SIGMOID),
+    Op("to_float32", 1, "elementwise", INT, _to_float32, "static_cast<float>({0})",
+       "int32 to float32, round to nearest even", result_dtype="float32",
+       rtl={"int32": RtlImpl("fk_int32_to_fp32", 4)},
+       vitis=_TO_FLOAT),
+    Op("to_int32", 1, "elementwise", FLOAT, _to_int32, "fk::to_int32({0})",
+       "float32 to int32, truncating; NaN and out of range give INT32_MIN",
+       result_dtype="int32",
+       rtl={"float32": RtlImpl("fk_fp32_to_int32", 2)},
+       vitis=_TO_INT),
+    # The type checker inserts it where a float32 operand meets complex64 ones (a
+    # complex64 variant's real scalars, fpgakern.ir.expr): torch's promotion.
+    Op("to_complex64", 1, "elementwise", FLOAT, _to_complex64, "fk::to_complex64({0})",
+       "float32 x to complex64 (x, +0)", result_dtype="complex64",
+       vitis=_WIRING),
+    Op("conj", 1, "elementwise", COMPLEX, _conj, "fk::conj({0})",
+       "complex conjugate: the imaginary part's sign bit flipped (torch.conj)",
+       vitis=_NEG),
+    Op("real", 1, "elementwise", COMPLEX, _real, "fk::real({0})",
+       "the real part, bits unchanged (torch.real)", result_dtype="float32",
+       vitis=_WIRING_PART),
+    Op("imag", 1, "elementwise", COMPLEX, _imag, "fk::imag({0})",
+       "the imaginary part, bits unchanged (torch.imag)", result_dtype="float32",
+       vitis=_WIRING_PART),
+    Op("angle", 1, "elementwise", COMPLEX, _angle, "fk::angle({0})",
+       "the argument atan2(im, re) in [-pi, pi], C99's special values (torch.angle)",
+       result_dtype="float32",
+       accuracy=Accuracy("ulp", 2),  # atan2's RTL meets 1 ulp against MPFR
+       vitis=_ANGLE),
+)
