@@ -117,7 +117,7 @@ def command(kernels: tuple[str, ...], rung: int, dtype: str | None, platform_nam
     for p in plans:
         kernel, d = p.kernel, p.dtype.name
         variant = paths.variant_dir(root, kernel.category, kernel.name, rung, d)
-        folder = variant / "vitis"
+        folder = variant.resolve() / "vitis"  # absolute: vitis_hls runs the script there
         folder.mkdir(parents=True, exist_ok=True)
         sources = _sources(p, variant, folder)
         script = folder / "run_hls.tcl"

@@ -55,7 +55,7 @@ TB_STREAM_MISUSE = 3
 TB_STREAM_PROTOCOL = 5
 
 CXXFLAGS = (*gxx.FLAGS, "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv",
-            "-ffp-contract=off")
+            gxx.NO_FP_CONTRACTION)
 FLUSH_DEFINE = "-DFPGAKERN_CSIM_FLUSH_SUBNORMALS"
 
 

@@ -7,6 +7,11 @@
 #ifndef FPGAKERN_OPS_H
 #define FPGAKERN_OPS_H
 
+// Every float operation below is rounded on its own unless written as hls::fma: no
+// contraction of a*b + c, here as in the generated kernels that include this header
+// (Vitis HLS's clang honours the pragma; g++ ignores it and is given -ffp-contract=off).
+#pragma STDC FP_CONTRACT OFF
+
 #include <cstdint>
 #include <limits>
 
@@ -188,9 +193,8 @@ inline int32_t remainder(int32_t a, int32_t b) {
 // of numpy's complex64, torch.complex64 and std::complex<float>, so buffers need no
 // repacking). Not std::complex<float>: its * and / follow C99 Annex G (g++ calls
 // __mulsc3 and __divsc3, which recompute infinities) where torch's CPU kernels compute
-// fixed IEEE sequences, spelled out below. Each float operation is rounded on its own
-// unless written as hls::fma: the build must not contract a*b + c (C simulation compiles
-// with -ffp-contract=off; Vitis HLS contracts only under unsafe math optimizations).
+// fixed IEEE sequences, spelled out below, each operation rounded on its own (no
+// contraction: the pragma at the top of this file).
 struct cfloat {
     float re;
     float im;
