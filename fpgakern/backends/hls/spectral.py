@@ -27,6 +27,7 @@ import numpy as np
 
 from fpgakern import __version__, paths
 from fpgakern.backends import templates
+from fpgakern.backends.hls import dependence
 from fpgakern.ir import fft
 
 RUNGS = {0: "naive", 1: "buffered", 2: "dataflow", 3: "multi_cu", 4: "vectorized"}
@@ -195,6 +196,11 @@ def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
         "wide_burst": WIDE_BURST,
         "twiddles": twiddle_header_name(top),
         "version": __version__,
+        # The ping-pong buffers' true dependence distances (backends.hls.dependence).
+        "reorder_distances": (dependence.reorder_words(kind, max_n) if rung == 4
+                              else dependence.reorder(kind, max_n)),
+        "extend_distances": (dependence.extend_words(max_n) if rung == 4
+                             else dependence.extend(max_n)) if kind == "irfft" else None,
     }
 
 
