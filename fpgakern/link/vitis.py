@@ -126,13 +126,15 @@ def no_combined_operators() -> list[str]:
 
 def hls_script(plan: Plan, kernel_cpp: Path, testbench_cpp: Path, *, part: str,
                clock_mhz: int, csim_argv: list[str], cosim_argv: list[str],
-               cosim: bool = True) -> str:
+               cosim: bool = True, csim_judge: str = "the case files' reference",
+               cosim_judge: str = "the case files' reference") -> str:
     """A Vitis HLS Tcl script (UG1399 "Creating HLS Components" Tcl commands) for one
-    variant: C simulation (Vitis' own headers and hls_math, judged by the testbench
-    against torch's reference), C synthesis for the Vitis kernel flow, and C/RTL
-    co-simulation (judged against the flushing reference: Vitis-built float hardware
-    flushes subnormals). Run it with :func:`fpgakern.tools.vitis.run_script` in the
-    folder it is written to; the reports land under :func:`hls_reports`."""
+    variant: C simulation (Vitis' own headers and hls_math), C synthesis for the Vitis
+    kernel flow, and C/RTL co-simulation, each judged by the testbench against the
+    reference its case files carry (``csim_judge``, ``cosim_judge``: what that is, in
+    words, for the script's comments). Run it with
+    :func:`fpgakern.tools.vitis.run_script` in the folder it is written to; the reports
+    land under :func:`hls_reports`."""
     include = kernel_cpp.parent
     # Contraction off for kernel and testbench whatever the release's clang default (UG1399
     # add_files -cflags: "any GCC compilation options"; the sources' pragma says it too).
@@ -147,11 +149,13 @@ def hls_script(plan: Plan, kernel_cpp: Path, testbench_cpp: Path, *, part: str,
         f"set_part {_tcl_word(part)}",
         f"create_clock -period {1000 / clock_mhz:.3f} -name default",  # ns
         *no_combined_operators(),
+        f"# C simulation judged against {csim_judge}.",
         f"csim_design -argv {_tcl_word(' '.join(csim_argv))}",
         "csynth_design",
     ]
     if cosim:
-        lines.append(f"cosim_design -argv {_tcl_word(' '.join(cosim_argv))}")
+        lines += [f"# C/RTL co-simulation judged against {cosim_judge}.",
+                  f"cosim_design -argv {_tcl_word(' '.join(cosim_argv))}"]
     lines.append("exit")
     return "\n".join(lines) + "\n"
 
