@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import subprocess
 
+import numpy as np
+
+from fpgakern import paths
 from fpgakern.tools import gxx
 from fpgakern.verify.csim import CXXFLAGS, csim_include_dir
+
+# What Vitis HLS compiles (UG1399: C/C++ 11/14), strictly: no GNU extension, no warning.
+STRICT_CXX14 = ("-std=c++14", "-pedantic", "-Wall", "-Wextra", "-Werror",
+                "-Wno-unknown-pragmas")
 
 TEST = r"""
 #include <cassert>
@@ -111,3 +118,32 @@ def test_stream_misuse_ends_the_program_with_status_3(tmp_path):
     assert empty.returncode == 3 and "'s' read while empty" in empty.stderr
     leftover = subprocess.run([binary, "x"], capture_output=True, text=True)
     assert leftover.returncode == 3 and "1 leftover element" in leftover.stderr
+
+
+OPS_CONSTANTS = r"""
+#include <cstdio>
+#include <cstring>
+#include "fpgakern_ops.h"
+
+int main() {
+    const float values[] = {fk::kTwo60, fk::kTwo70, fk::kTwo100,
+                            fk::kTwoMinus60, fk::kTwoMinus70, fk::kTwoMinus100};
+    std::fwrite(values, sizeof values, 1, stdout);
+    return 0;
+}
+"""
+
+
+def test_fpgakern_ops_h_is_strict_cxx14_and_its_constants_exact(tmp_path):
+    """fpgakern_ops.h (with the csim stand-ins it includes) compiles as strict C++14
+    without a warning, and its scale factors are exactly the powers of two."""
+    source = tmp_path / "ops.cpp"
+    source.write_text(OPS_CONSTANTS)
+    binary = tmp_path / "ops"
+    include = paths.data_dir("hls_templates") / "include"
+    gxx.run([*STRICT_CXX14, "-I", str(include), "-I", str(csim_include_dir()), str(source),
+             "-o", str(binary)], source.name)
+    out = subprocess.run([binary], capture_output=True, check=True).stdout
+    want = np.ldexp(np.float32(1), [60, 70, 100, -60, -70, -100]).astype(np.float32)
+    assert np.frombuffer(out, dtype=np.float32).view(np.uint32).tolist() == \
+        want.view(np.uint32).tolist()

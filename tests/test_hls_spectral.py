@@ -5,6 +5,7 @@ matches any NaN), on random and special values, for every norm's scale."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -212,8 +213,34 @@ def test_render_contract() -> None:
         spectral.render_spectral("x", "fft", 2, max_n=1000)
 
 
-def test_hex_float_exact() -> None:
-    c, s = fft.twiddle_table(1024)
-    for v in (*c[:40], *s[:40], np.float32(-0.0), np.float32(1.0)):
-        assert np.float32(float.fromhex(spectral.hex_float(v)[:-1])).view(np.uint32) == \
-            np.float32(v).view(np.uint32)
+TWIDDLE_DUMP = r"""
+#include <cstdio>
+#include "top_twiddles.h"
+
+int main() {
+    std::fwrite(FK_COS_16, sizeof FK_COS_16, 1, stdout);
+    std::fwrite(FK_TWC_15, sizeof FK_TWC_15, 1, stdout);
+    std::fwrite(FK_TWS_15, sizeof FK_TWS_15, 1, stdout);
+    return 0;
+}
+"""
+
+
+def test_twiddle_headers_are_strict_cxx14_and_exact(tmp_path) -> None:
+    """The twiddle tables are decimal literals (C++14 has no hexadecimal floats): the
+    headers of rungs 2 and 4 compile as strict C++14 without a warning, and g++ reads
+    every value back bit for bit."""
+    rung2 = spectral.render_spectral("top", "fft", 2)["top_twiddles.h"]
+    rung4 = spectral.render_spectral("top", "fft", 4)["top_twiddles.h"]
+    assert not re.search(r"0x[0-9a-f.]+p", rung2 + rung4)
+    (tmp_path / "top_twiddles.h").write_text(rung2 + rung4.replace("FPGAKERN_TOP_", "R4_"))
+    source = tmp_path / "dump.cpp"
+    source.write_text(TWIDDLE_DUMP)
+    gxx.run(["-std=c++14", "-pedantic", "-Wall", "-Wextra", "-Werror", "-I", str(tmp_path),
+             str(source), "-o", str(tmp_path / "dump")], source.name)
+    out = subprocess.run([tmp_path / "dump"], capture_output=True, check=True).stdout
+    c, s = fft.twiddle_table(fft.MAX_FFT)
+    quarter = c[: fft.MAX_FFT // 4 + 1]
+    j = np.arange(fft.MAX_FFT // 2)  # stage of half-span 2^15: twiddle j at resolution 2^16
+    want = np.concatenate([quarter, c[j], s[j]]).astype(np.float32)
+    assert np.array_equal(np.frombuffer(out, dtype=np.uint32), want.view(np.uint32))

@@ -31,7 +31,7 @@ from fpgakern.link import platforms
 from fpgakern.link import vitis as link_vitis
 from fpgakern.report import vitis as report_vitis
 from fpgakern.tools import vitis as tools_vitis
-from fpgakern.verify import csim
+from fpgakern.verify import csim, flush
 
 EPILOG = """\b
 Examples:
@@ -53,16 +53,34 @@ def _sources(p: Plan, variant: Path, folder: Path) -> HlsSources:
     return generate(p, folder / "src")
 
 
-def _case_args(p: Plan, folder: Path, *, flush: bool) -> list[str]:
-    """Case files for the testbench (torch's reference, or the flushing one for the RTL
-    Vitis builds) and its argv: case and result file pairs."""
-    tag = "cosim" if flush else "csim"
+def _case_args(p: Plan, folder: Path, *, cosim: bool) -> list[str]:
+    """Case files for the testbench and its argv (case and result file pairs): for C
+    simulation torch's reference as Vitis C simulation computes it (hls::sqrt flushes
+    subnormals), for co-simulation the flushing reference of the RTL Vitis builds."""
+    tag = "cosim" if cosim else "csim"
     argv = []
     for i, case in enumerate(csim.cases_for(p, CASE_SIZE)):
         path = folder / f"{tag}_case{i}.bin"
-        csim.write_any_case(case, p, path, flush_subnormals=flush)
+        csim.write_any_case(case, p, path, flush_subnormals=cosim, vitis_csim=not cosim)
         argv += [str(path), str(folder / f"{tag}_out{i}.bin")]
     return argv
+
+
+def csim_judge(p: Plan) -> str:
+    """What the Vitis C simulation cases are judged against, in words."""
+    fpo = flush.csim_fpo_ops(p.kernel, p.dtype.name)
+    if not fpo:
+        return "torch's reference"
+    return (f"torch's reference with {', '.join(fpo)} flushing subnormals (Vitis C simulation "
+            f"computes {', '.join(flush.CSIM_FPO_FUNCTIONS)} with the Floating-Point "
+            "Operator core's C model)")
+
+
+def cosim_judge(p: Plan) -> str:
+    """What the co-simulation cases are judged against, in words."""
+    if p.kernel.staged(p.dtype.name) is not None:
+        return "torch's reference (shaped kernels have no flushing reference)"
+    return "the flushing reference (Vitis-built float hardware flushes subnormals)"
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -117,17 +135,21 @@ def command(kernels: tuple[str, ...], rung: int, dtype: str | None, platform_nam
     for p in plans:
         kernel, d = p.kernel, p.dtype.name
         variant = paths.variant_dir(root, kernel.category, kernel.name, rung, d)
-        folder = variant / "vitis"
+        folder = variant.resolve() / "vitis"  # absolute: vitis_hls runs the script there
         folder.mkdir(parents=True, exist_ok=True)
         sources = _sources(p, variant, folder)
         script = folder / "run_hls.tcl"
         script.write_text(link_vitis.hls_script(
             p, sources.kernel, sources.testbench, part=part, clock_mhz=HLS_CLOCK_MHZ,
-            csim_argv=_case_args(p, folder, flush=False),
-            cosim_argv=_case_args(p, folder, flush=True), cosim=not no_cosim))
+            csim_argv=_case_args(p, folder, cosim=False),
+            cosim_argv=_case_args(p, folder, cosim=True), cosim=not no_cosim,
+            csim_judge=csim_judge(p), cosim_judge=cosim_judge(p)))
         name = f"{kernel.qualname} opt{rung} {d}"
         if dry_run:
             console.print(Text(f"{name}: {script}"), soft_wrap=True)
+            console.print(Text(f"  csim judged against {csim_judge(p)}"), soft_wrap=True)
+            if not no_cosim:
+                console.print(Text(f"  cosim judged against {cosim_judge(p)}"), soft_wrap=True)
             continue
         if not as_json:
             err_console.print(f"[dim]vitis_hls {name}...[/]")

@@ -20,6 +20,7 @@ from pathlib import Path
 from fpgakern.errors import ToolError, UsageError
 from fpgakern.ladder import Plan
 from fpgakern.link.linker import Design
+from fpgakern.tools import gxx
 from fpgakern.tools import vitis as tools_vitis
 from fpgakern.util.files import write_text_atomic
 
@@ -49,15 +50,24 @@ def temp_dir(out: Path, target: str, platform: str) -> Path:
 def compile_invocation(plan: Plan, sources: list[Path], out_xo: Path, *, platform: str,
                        target: str = "hw") -> Invocation:
     """``v++ -c`` for one plan: ``sources`` are the kernel .cpp first, then headers (headers
-    are found through -I, not compiled)."""
+    are found through -I, not compiled). Its config (``<top>.compile.cfg`` beside the .xo)
+    runs :func:`no_combined_operators` before synthesis (``[hls] pre_tcl=``, as
+    Vitis_Accel_Examples' port_width_widening passes its Tcl); the sources carry the
+    STDC FP_CONTRACT pragma themselves (v++ -c documents no option for compiler flags)."""
     if not sources:
         raise UsageError(f"no HLS source for {plan.top}: v++ -c needs the kernel .cpp")
     kernel_cpp = sources[0]
     include_dirs = sorted({str(p.parent) for p in sources})
+    pre_tcl = out_xo.with_name(f"{plan.top}.hls_pre.tcl")
+    cfg = out_xo.with_name(f"{plan.top}.compile.cfg")
     cmd = (VPP, "-c", "-t", target, "--platform", platform, "-k", plan.top,
-           "--temp_dir", str(temp_dir(out_xo, target, platform)),
+           "--config", str(cfg), "--temp_dir", str(temp_dir(out_xo, target, platform)),
            *(f"-I{d}" for d in include_dirs), "-o", str(out_xo), str(kernel_cpp))
-    return Invocation((), (cmd,))
+    files = ((pre_tcl, f"# Run by v++ -c before synthesis of {plan.top} (written by fpgakern).\n"
+              + "\n".join(no_combined_operators()) + "\n"),
+             (cfg, f"# v++ compile config written by fpgakern for {plan.top}\n"
+              f"[hls]\npre_tcl={pre_tcl}\n"))
+    return Invocation(files, (cmd,))
 
 
 def link_invocation(design: Design, out: Path) -> Invocation:
@@ -99,17 +109,36 @@ def _tcl_word(text: str) -> str:
     return "{" + text + "}"
 
 
+# UG1399 config_op / Op Binding: "-impl none: Disable inference of combined facc | fmacc |
+# fmadd operators". An inferred facc accumulates at config_compile -float_acc_bits (45 by
+# default) and an fmadd rounds once, where fpgakern's reference rounds every add and multiply.
+COMBINED_FP_OPERATORS = ("facc", "fmacc", "fmadd")
+
+
+def no_combined_operators() -> list[str]:
+    """Tcl that turns off Vitis HLS's inference of combined floating-point operators. Each
+    ``config_op`` is caught: a release whose config_op does not know the operator (UG1399
+    2020.2 lists none of them) infers none, and says why in its log instead of stopping."""
+    return ["# No combined floating-point operators: every add and multiply rounded on its own."] \
+        + [f'if {{[catch {{config_op {op} -impl none}} why]}} {{ puts "fpgakern: $why" }}'
+           for op in COMBINED_FP_OPERATORS]
+
+
 def hls_script(plan: Plan, kernel_cpp: Path, testbench_cpp: Path, *, part: str,
                clock_mhz: int, csim_argv: list[str], cosim_argv: list[str],
-               cosim: bool = True) -> str:
+               cosim: bool = True, csim_judge: str = "the case files' reference",
+               cosim_judge: str = "the case files' reference") -> str:
     """A Vitis HLS Tcl script (UG1399 "Creating HLS Components" Tcl commands) for one
-    variant: C simulation (Vitis' own headers and hls_math, judged by the testbench
-    against torch's reference), C synthesis for the Vitis kernel flow, and C/RTL
-    co-simulation (judged against the flushing reference: Vitis-built float hardware
-    flushes subnormals). Run it with :func:`fpgakern.tools.vitis.run_script` in the
-    folder it is written to; the reports land under :func:`hls_reports`."""
+    variant: C simulation (Vitis' own headers and hls_math), C synthesis for the Vitis
+    kernel flow, and C/RTL co-simulation, each judged by the testbench against the
+    reference its case files carry (``csim_judge``, ``cosim_judge``: what that is, in
+    words, for the script's comments). Run it with
+    :func:`fpgakern.tools.vitis.run_script` in the folder it is written to; the reports
+    land under :func:`hls_reports`."""
     include = kernel_cpp.parent
-    cflags = _tcl_word(f"-I{include}")
+    # Contraction off for kernel and testbench whatever the release's clang default (UG1399
+    # add_files -cflags: "any GCC compilation options"; the sources' pragma says it too).
+    cflags = _tcl_word(f"-I{include} {gxx.NO_FP_CONTRACTION}")
     lines = [
         f"# Vitis HLS script written by fpgakern for {plan.top} (opt{plan.rung.index}).",
         f"open_project -reset {HLS_PROJECT}",
@@ -119,11 +148,14 @@ def hls_script(plan: Plan, kernel_cpp: Path, testbench_cpp: Path, *, part: str,
         f"open_solution -reset {HLS_SOLUTION} -flow_target vitis",
         f"set_part {_tcl_word(part)}",
         f"create_clock -period {1000 / clock_mhz:.3f} -name default",  # ns
+        *no_combined_operators(),
+        f"# C simulation judged against {csim_judge}.",
         f"csim_design -argv {_tcl_word(' '.join(csim_argv))}",
         "csynth_design",
     ]
     if cosim:
-        lines.append(f"cosim_design -argv {_tcl_word(' '.join(cosim_argv))}")
+        lines += [f"# C/RTL co-simulation judged against {cosim_judge}.",
+                  f"cosim_design -argv {_tcl_word(' '.join(cosim_argv))}"]
     lines.append("exit")
     return "\n".join(lines) + "\n"
 

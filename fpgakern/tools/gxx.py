@@ -21,6 +21,10 @@ from fpgakern.tools.versions import tool_version
 STANDARD = "-std=c++17"
 WARNINGS = ("-Wall", "-Wextra", "-Werror")
 FLAGS = (STANDARD, "-O2", *WARNINGS)
+# Every float multiply and add rounded on its own: a*b + c is never contracted into one
+# fused multiply-add (g++ and clang alike; clang also honours the STDC FP_CONTRACT pragma
+# the HLS sources carry, which g++ ignores). docs/vitis.md, "Contraction".
+NO_FP_CONTRACTION = "-ffp-contract=off"
 # A compile that takes longer than this has hung: one clear error instead of a build that
 # never ends.
 TIMEOUT = 900.0

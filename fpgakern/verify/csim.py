@@ -55,7 +55,7 @@ TB_STREAM_MISUSE = 3
 TB_STREAM_PROTOCOL = 5
 
 CXXFLAGS = (*gxx.FLAGS, "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv",
-            "-ffp-contract=off")
+            gxx.NO_FP_CONTRACTION)
 FLUSH_DEFINE = "-DFPGAKERN_CSIM_FLUSH_SUBNORMALS"
 
 
@@ -120,7 +120,8 @@ def compile_testbench(sources: HlsSources, *, flush_subnormals: bool = False) ->
     return cached_build("csim", sources.kernel.stem, key[:24], "testbench", build) / "testbench"
 
 
-def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = False) -> None:
+def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = False,
+               vitis_csim: bool = False) -> None:
     """The testbench's case file: int32 n, the scalars, each input's elements, then the
     reference result the testbench checks the kernel's against (and, for a float
     reduction, the float64 error bound; for a kernel whose inner inexact applications
@@ -128,7 +129,11 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     kernel: the int32 ulps each result may be from the reference or an alternative, the
     int32 number of alternatives and each one's results). With ``flush_subnormals`` that
     block holds the kernel's summed ulps and no alternative: the flushing reference is
-    not followed."""
+    not followed. With ``vitis_csim`` the reference is torch's as Vitis C simulation
+    computes it (:func:`fpgakern.verify.flush.csim_apply`: hls::sqrt flushes), judged
+    as torch's is."""
+    if flush_subnormals and vitis_csim:
+        raise ValueError("a case has one reference: flushing or Vitis C simulation's")
     if case.size > plan.arch.max_test_elements:
         raise ValueError(f"case {case.label}: {case.size} elements; the testbench takes at "
                          f"most {plan.arch.max_test_elements} (Plan.arch.max_test_elements)")
@@ -140,13 +145,17 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
               for s in kernel.scalars]
     parts += [np.ascontiguousarray(case.tensors[name], dtype=element).tobytes()
               for name in kernel.inputs]
-    oracle: Oracle = flush if flush_subnormals else reference
-    expected = oracle.expected_output(kernel, dtype_name, case)
+    apply = flush.csim_apply if vitis_csim else reference.ieee
+    if flush_subnormals:
+        expected = flush.expected_output(kernel, dtype_name, case)
+    else:
+        expected = reference.expected_output(kernel, dtype_name, case, apply)
     parts.append(np.ascontiguousarray(expected, dtype=kernel.output_dtype(dtype_name).numpy)
                  .tobytes())
     accuracy = kernel.accuracy(dtype_name)
     if accuracy.kind == "reduction":
-        reduced = oracle.reduction_operand(kernel, dtype_name, case)
+        reduced = (flush.reduction_operand(kernel, dtype_name, case) if flush_subnormals
+                   else reference.reduction_operand(kernel, dtype_name, case, apply))
         bound = compare.reduction_bound(reduced, accuracy, kernel.body_ulps(dtype_name))
         parts.append(np.float64(bound).tobytes())
     inner = compare.followed_applications(kernel, dtype_name)
@@ -155,7 +164,7 @@ def write_case(case: Case, plan: Plan, path: Path, *, flush_subnormals: bool = F
     elif inner:
         parts += _follow_block(compare.followed_accuracy(kernel, dtype_name),
                                _alternatives(expected, reference.perturbed_outputs(
-                                   kernel, dtype_name, case, inner)),
+                                   kernel, dtype_name, case, inner, apply)),
                                kernel.output_dtype(dtype_name).numpy)
     path.write_bytes(b"".join(parts))
 
@@ -171,21 +180,24 @@ def cases_for(plan: Plan, size: int) -> list[Case | ShapedCase]:
 
 
 def write_any_case(case: Case | ShapedCase, plan: Plan, path: Path, *,
-                   flush_subnormals: bool = False) -> None:
-    """A flat or a shaped case's file. Shaped cases have one (IEEE) reference: with
-    ``flush_subnormals`` they are written as they are."""
+                   flush_subnormals: bool = False, vitis_csim: bool = False) -> None:
+    """A flat or a shaped case's file (``flush_subnormals``, ``vitis_csim``: the reference,
+    as :func:`write_case` takes them). Shaped cases have no flushing reference: with
+    ``flush_subnormals`` they are written against torch's. Transforms use no op that
+    Vitis C simulation flushes."""
     if isinstance(case, ShapedCase):
-        write_shaped_case(case, plan, path)
+        write_shaped_case(case, plan, path, vitis_csim=vitis_csim)
     elif plan.kernel.transform is not None:  # hls_templates/transform/testbench.cpp.j2
         x = case.tensors[plan.kernel.inputs[0]]
         path.write_bytes(hls_spectral.testbench_case(
             plan.kernel.transform, x, spectral.transform_length(plan.kernel, case),
             np.float32(case.scalars["scale"])))
     else:
-        write_case(case, plan, path, flush_subnormals=flush_subnormals)
+        write_case(case, plan, path, flush_subnormals=flush_subnormals, vitis_csim=vitis_csim)
 
 
-def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
+def write_shaped_case(case: ShapedCase, plan: Plan, path: Path, *,
+                      vitis_csim: bool = False) -> None:
     """A shaped kernel's case file (hls_templates/common/shaped_testbench.cpp.j2): int32
     n, inner, channels (broadcast) or rows, cols and the judged row length (the row
     kinds), the scalars, each full input, each per-channel input (unpadded), the
@@ -194,13 +206,16 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
     the ulps each result may be from the reference or an alternative (int32;
     compare.shaped_accuracy), the number of alternatives (int32) and each one's results:
     the reference with the inner inexact applications compare.judge_shaped follows moved
-    within their bounds (those that differ from the reference and each other)."""
+    within their bounds (those that differ from the reference and each other). With
+    ``vitis_csim``, torch's reference as Vitis C simulation computes it (write_case)."""
     kernel = plan.kernel
     layout = kernel.layout
     assert layout is not None
     element = plan.dtype.numpy
     size_values = shapes.sizes(kernel.kind, layout, case.main_shape)
-    expected = reference.shaped_expected(kernel, plan.dtype.name, case.tensors, case.scalars)
+    apply = flush.csim_apply if vitis_csim else reference.ieee
+    expected = reference.shaped_expected(kernel, plan.dtype.name, case.tensors, case.scalars,
+                                         apply=apply)
     if kernel.kind == "broadcast":
         header = [size_values["n"], size_values["inner"], size_values["channels"]]
         padded = size_values["n"]
@@ -228,7 +243,7 @@ def write_shaped_case(case: ShapedCase, plan: Plan, path: Path) -> None:
         parts += _follow_block(compare.followed_accuracy(kernel, plan.dtype.name),
                                _alternatives(expected, reference.perturbed_shaped_outputs(
                                    kernel, plan.dtype.name, case.tensors, case.scalars,
-                                   inner)), element)
+                                   inner, apply)), element)
     path.write_bytes(b"".join(parts))
 
 

@@ -18,6 +18,12 @@ An op whose HLS spelling chains several flushing steps has its own rule (``_CHAI
 a flushing add.
 
 Inputs reach the first op unchanged: memory and streams carry raw bits.
+
+Vitis C simulation is another model (:func:`csim_apply`): it computes on x86 floats, IEEE,
+except where Vitis' HLS math library calls the Floating-Point Operator core's
+bit-accurate C model, which flushes like the core: ``hls::sqrt`` (``hls_fpo.h`` maps it to
+``xil_fpo_sqrt_flt``, and Vitis' csim makefiles define ``__SIM_FPO__`` and link
+``Ip_floating_point_v7_1_bitacc_cmodel``; docs/vitis.md, "Vitis C simulation").
 """
 
 from __future__ import annotations
@@ -160,3 +166,36 @@ def reduction_operand(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray
 def expected_output(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray:
     """What Vitis-built hardware produces for ``case``, by the op table's rules."""
     return evaluate_node(kernel.graph(dtype_name), case, case.size)
+
+
+# The HLS library functions Vitis C simulation computes with the Floating-Point Operator
+# core's C model (the module docstring); an op is modelled so where its HLS spelling calls
+# one. On some releases hls::exp does too (the project's Vitis review found one copy of
+# hls_math that maps it to HLS_FPO_EXPF); which ones is unconfirmed, so it is not listed.
+CSIM_FPO_FUNCTIONS = ("hls::sqrt",)
+CSIM_FPO_OPS = frozenset(name for name, entry in OPS.items()
+                         if any(f"{function}(" in entry.hls for function in CSIM_FPO_FUNCTIONS))
+
+
+def _flush_wide(x: np.ndarray) -> np.ndarray:
+    """float64 values that stand for float32 ones (a row kernel's wide evaluation) below
+    float32's smallest normal replaced by a zero of their sign."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(x) < _SMALLEST_NORMAL, np.copysign(0.0, x), x)
+
+
+def csim_apply(entry: Op, args: list[np.ndarray]) -> np.ndarray:
+    """One op as Vitis C simulation computes it: the op table's reference (IEEE), but an
+    op in CSIM_FPO_OPS by its flush rule (:func:`apply`), on float64 operands too."""
+    if entry.name not in CSIM_FPO_OPS:
+        return entry.reference(*args)
+    if any(a.dtype == np.float32 for a in args):
+        return apply(entry, args)
+    with np.errstate(all="ignore"):
+        return _flush_wide(entry.reference(*(_flush_wide(a) for a in args)))
+
+
+def csim_fpo_ops(kernel: Kernel, dtype_name: str) -> list[str]:
+    """The ops of the kernel whose Vitis C simulation flushes subnormals (CSIM_FPO_OPS),
+    in evaluation order: where its csim reference differs from torch's."""
+    return [entry.name for entry in kernel.ops_used(dtype_name) if entry.name in CSIM_FPO_OPS]

@@ -1,4 +1,9 @@
-"""The numpy oracle: evaluate a kernel's typed graph with the op table's references."""
+"""The numpy oracle: evaluate a kernel's typed graph with the op table's references.
+
+Every evaluator takes ``apply``, how one op computes on its operands: the op table's
+reference by default (:func:`ieee`); :func:`fpgakern.verify.flush.csim_apply` models
+Vitis C simulation, whose hls::sqrt flushes subnormals.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +15,26 @@ import numpy as np
 from fpgakern.ir import expr, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel
+from fpgakern.ir.ops import Op
 from fpgakern.verify import spectral
 from fpgakern.verify.stimulus import Case
 
+Apply = Callable[[Op, list[np.ndarray]], np.ndarray]
+
+
+def ieee(entry: Op, args: list[np.ndarray]) -> np.ndarray:
+    """One op as torch computes it: the op table's reference."""
+    return entry.reference(*args)
+
 
 def evaluate_node(node: expr.Node, case: Case, size: int,
-                  offsets: Mapping[int, int] | None = None) -> np.ndarray:
+                  offsets: Mapping[int, int] | None = None, apply: Apply = ieee) -> np.ndarray:
     """Evaluate one node on a case; scalars and literals broadcast to ``size`` elements.
     ``offsets`` moves the float32 results of some applications (by ``id`` of the node) that
     many ulps (:func:`perturbed_outputs`)."""
     if offsets and id(node) in offsets and isinstance(node, expr.Apply):
         exact = evaluate_node(node, case, size, {k: v for k, v in offsets.items()
-                                                 if k != id(node)})
+                                                 if k != id(node)}, apply)
         return step_ulps(exact, offsets[id(node)])
     match node:
         case expr.Input(name=name):
@@ -31,21 +44,24 @@ def evaluate_node(node: expr.Node, case: Case, size: int,
         case expr.Const(value=value):
             return np.full(size, value, dtype=DTYPES[node.dtype].numpy)
         case expr.Apply(op=entry, args=args):
-            return entry.reference(*(evaluate_node(a, case, size, offsets) for a in args))
+            return apply(entry, [evaluate_node(a, case, size, offsets, apply) for a in args])
     raise TypeError(node)
 
 
-def reduction_operand(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray:
+def reduction_operand(kernel: Kernel, dtype_name: str, case: Case,
+                      apply: Apply = ieee) -> np.ndarray:
     """The values a reduction kernel reduces (its elementwise body on the case)."""
-    return evaluate_node(kernel.elementwise_body(dtype_name), case, case.size)
+    return evaluate_node(kernel.elementwise_body(dtype_name), case, case.size, apply=apply)
 
 
-def expected_output(kernel: Kernel, dtype_name: str, case: Case) -> np.ndarray:
+def expected_output(kernel: Kernel, dtype_name: str, case: Case,
+                    apply: Apply = ieee) -> np.ndarray:
     """What the kernel must produce for ``case``: n elements, or one for a reduction, or
-    a transform kernel's rows (fpgakern.verify.spectral)."""
+    a transform kernel's rows (fpgakern.verify.spectral; no op of theirs depends on
+    ``apply``)."""
     if kernel.transform is not None:
         return spectral.expected(kernel, case)
-    return evaluate_node(kernel.graph(dtype_name), case, case.size)
+    return evaluate_node(kernel.graph(dtype_name), case, case.size, apply=apply)
 
 
 def ordered_ints(x: np.ndarray) -> np.ndarray:
@@ -83,26 +99,28 @@ def ulp_offsets(dtype_name: str, applications: list[expr.Apply]) -> Iterator[dic
 
 
 def perturbed_outputs(kernel: Kernel, dtype_name: str, case: Case,
-                      applications: list[expr.Apply]) -> Iterator[np.ndarray]:
+                      applications: list[expr.Apply], apply: Apply = ieee) -> Iterator[np.ndarray]:
     """The kernel's output with each of ``applications`` moved every number of ulps its
     op's bound allows, one array for each combination ((2k + 1)^m - 1 of them)."""
     for offsets in ulp_offsets(dtype_name, applications):
-        yield evaluate_node(kernel.graph(dtype_name), case, case.size, offsets)
+        yield evaluate_node(kernel.graph(dtype_name), case, case.size, offsets, apply)
 
 
 def perturbed_shaped_outputs(kernel: Kernel, dtype_name: str,
                              tensors: Mapping[str, np.ndarray],
                              scalars: Mapping[str, float | int],
-                             applications: list[expr.Apply]) -> Iterator[np.ndarray]:
+                             applications: list[expr.Apply],
+                             apply: Apply = ieee) -> Iterator[np.ndarray]:
     """:func:`perturbed_outputs` for a broadcast kernel: :func:`shaped_expected` with
     ``applications`` (of its stages: :func:`inexact_inner_applications`) moved."""
     for offsets in ulp_offsets(dtype_name, applications):
-        yield shaped_expected(kernel, dtype_name, tensors, scalars, offsets)
+        yield shaped_expected(kernel, dtype_name, tensors, scalars, offsets, apply)
 
 
 def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
                     scalars: Mapping[str, float | int],
-                    offsets: Mapping[int, int] | None = None) -> np.ndarray:
+                    offsets: Mapping[int, int] | None = None,
+                    apply: Apply = ieee) -> np.ndarray:
     """What a shaped kernel (fpgakern.ir.shapes) must produce for whole tensors of their
     real shapes (the main tensor's, per-channel operands' (C,)). A broadcast kernel's
     result is exact: its stages evaluated with the op table's float32 references in the
@@ -125,9 +143,9 @@ def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.nd
         channel = {x: np.asarray(tensors[x]) for x in layout.channel_inputs}
         for value in staged.channel_values:
             channel[value.name] = _evaluate(value.node, channel, scalars, wide=False,
-                                            offsets=offsets)
+                                            offsets=offsets, apply=apply)
         env.update({name: a.reshape(view) for name, a in channel.items()})
-        out = _evaluate(staged.body, env, scalars, wide=False, offsets=offsets)
+        out = _evaluate(staged.body, env, scalars, wide=False, offsets=offsets, apply=apply)
         return np.broadcast_to(out, main.shape).astype(DTYPES[dtype_name].numpy)
     assert not offsets, "offsets move a broadcast kernel's applications only"
     cols = main.shape[-1] if main.ndim else 1
@@ -139,12 +157,14 @@ def shaped_expected(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.nd
     row_env: dict[str, np.ndarray] = {}
     with np.errstate(all="ignore"):
         for stat in staged.stats:
-            operand = _evaluate(stat.operand, {**env, **row_env}, scalars, wide=True)
+            operand = _evaluate(stat.operand, {**env, **row_env}, scalars, wide=True,
+                                apply=apply)
             row_env[stat.name] = _row_reduce(stat.op.name, np.broadcast_to(operand,
                                                                            (rows, cols)))
         for value in staged.row_values:
-            row_env[value.name] = _evaluate(value.node, row_env, scalars, wide=True)
-        out = _evaluate(staged.body, {**env, **row_env}, scalars, wide=True)
+            row_env[value.name] = _evaluate(value.node, row_env, scalars, wide=True,
+                                           apply=apply)
+        out = _evaluate(staged.body, {**env, **row_env}, scalars, wide=True, apply=apply)
         out = np.broadcast_to(out, (rows, cols))
         if staged.final is not None:
             out = _row_reduce(staged.final.name, out)
@@ -162,7 +182,7 @@ def _row_reduce(op: str, values: np.ndarray) -> np.ndarray:
 
 def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
               scalars: Mapping[str, float | int], *, wide: bool,
-              offsets: Mapping[int, int] | None = None) -> np.ndarray:
+              offsets: Mapping[int, int] | None = None, apply: Apply = ieee) -> np.ndarray:
     """Evaluate ``node`` on arrays that broadcast together. ``wide``: in float64 (each op's
     reference on float64 operands; fma as one float64 multiply-add), else in the dtypes
     of the graph, with the op table's references. ``offsets`` (not ``wide``) moves the
@@ -170,7 +190,8 @@ def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
     if offsets and id(node) in offsets and isinstance(node, expr.Apply):
         assert not wide, "offsets move float32 results"
         exact = _evaluate(node, env, scalars, wide=wide,
-                          offsets={k: v for k, v in offsets.items() if k != id(node)})
+                          offsets={k: v for k, v in offsets.items() if k != id(node)},
+                          apply=apply)
         return step_ulps(exact, offsets[id(node)])
 
     def dtype(name: str) -> type[np.generic]:
@@ -184,9 +205,10 @@ def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
         case expr.Const(value=value):
             return np.asarray(value, dtype=dtype(node.dtype))
         case expr.Apply(op=entry, args=args):
-            operands = [_evaluate(a, env, scalars, wide=wide, offsets=offsets) for a in args]
+            operands = [_evaluate(a, env, scalars, wide=wide, offsets=offsets, apply=apply)
+                        for a in args]
             if wide and entry.name == "fma":
                 return operands[0] * operands[1] + operands[2]
             operands = list(np.broadcast_arrays(*operands))
-            return np.asarray(entry.reference(*operands))
+            return np.asarray(apply(entry, operands))
     raise TypeError(node)

@@ -7,6 +7,11 @@
 #ifndef FPGAKERN_OPS_H
 #define FPGAKERN_OPS_H
 
+// Every float operation below is rounded on its own unless written as hls::fma: no
+// contraction of a*b + c, here as in the generated kernels that include this header
+// (Vitis HLS's clang honours the pragma; g++ ignores it and is given -ffp-contract=off).
+#pragma STDC FP_CONTRACT OFF
+
 #include <cstdint>
 #include <limits>
 
@@ -188,9 +193,8 @@ inline int32_t remainder(int32_t a, int32_t b) {
 // of numpy's complex64, torch.complex64 and std::complex<float>, so buffers need no
 // repacking). Not std::complex<float>: its * and / follow C99 Annex G (g++ calls
 // __mulsc3 and __divsc3, which recompute infinities) where torch's CPU kernels compute
-// fixed IEEE sequences, spelled out below. Each float operation is rounded on its own
-// unless written as hls::fma: the build must not contract a*b + c (C simulation compiles
-// with -ffp-contract=off; Vitis HLS contracts only under unsafe math optimizations).
+// fixed IEEE sequences, spelled out below, each operation rounded on its own (no
+// contraction: the pragma at the top of this file).
 struct cfloat {
     float re;
     float im;
@@ -246,13 +250,21 @@ inline cfloat div(cfloat x, cfloat y) {
 inline float real(cfloat x) { return x.re; }
 inline float imag(cfloat x) { return x.im; }
 inline float angle(cfloat x) { return hls::atan2(x.im, x.re); }
+// The scale factors: 2^60, 2^70 and 2^100 as decimal integers, and their reciprocals, all
+// exact (powers of two; C++14, which Vitis HLS compiles, has no hexadecimal floats).
+constexpr float kTwo60 = 1152921504606846976.0f;
+constexpr float kTwo70 = 1180591620717411303424.0f;
+constexpr float kTwo100 = 1267650600228229401496703205376.0f;
+constexpr float kTwoMinus60 = 1.0f / kTwo60;
+constexpr float kTwoMinus70 = 1.0f / kTwo70;
+constexpr float kTwoMinus100 = 1.0f / kTwo100;
 inline float abs(cfloat x) {
     const float a = hls::fabs(x.re), b = hls::fabs(x.im);
     const bool a_larger = a >= b;
     const float m = a_larger ? a : b, s = a_larger ? b : a;
-    const bool tiny = m < 0x1p-60f, huge = m > 0x1p60f;
-    const float up = tiny ? 0x1p100f : (huge ? 0x1p-70f : 1.0f);
-    const float down = tiny ? 0x1p-100f : (huge ? 0x1p70f : 1.0f);
+    const bool tiny = m < kTwoMinus60, huge = m > kTwo60;
+    const float up = tiny ? kTwo100 : (huge ? kTwoMinus70 : 1.0f);
+    const float down = tiny ? kTwoMinus100 : (huge ? kTwo70 : 1.0f);
     const float ms = m * up, ss = s * up;
     const float r = hls::sqrt(hls::fma(ms, ms, ss * ss)) * down;
     return (a == kFloatInf || b == kFloatInf) ? kFloatInf : r;

@@ -222,10 +222,15 @@ def test_compile_command_line(make_plan, tmp_path, fake_vpp):
     sources = [src / "add_f32.cpp", src / "fpgakern_ops.h"]
     out = tmp_path / "add_f32.xo"
     inv = vitis.compile_invocation(p, sources, out, platform="xilinx_u250_x", target="hw_emu")
+    cfg = tmp_path / "add_f32.compile.cfg"
     assert inv.commands == (("v++", "-c", "-t", "hw_emu", "--platform", "xilinx_u250_x",
-                             "-k", "add_f32", "--temp_dir",
+                             "-k", "add_f32", "--config", str(cfg), "--temp_dir",
                              str(tmp_path / "_x.hw_emu.xilinx_u250_x"), f"-I{src}", "-o",
                              str(out), str(src / "add_f32.cpp")),)
     vitis.execute(inv)
     assert fake_vpp.read_text().splitlines() == list(inv.commands[0][1:])
+    # The config runs the Tcl that turns combined floating-point operators off.
+    pre_tcl = tmp_path / "add_f32.hls_pre.tcl"
+    assert cfg.read_text().splitlines()[1:] == ["[hls]", f"pre_tcl={pre_tcl}"]
+    assert "config_op fmadd -impl none" in pre_tcl.read_text()
     assert xo.relative_path(p).name == "add_f32.xo"

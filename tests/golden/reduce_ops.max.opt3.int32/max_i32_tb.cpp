@@ -15,6 +15,13 @@
 // OUT.bin:  the kernel's one result element.
 // Exit status: 0 when every result matches the reference, 1 when one differs, 2 on bad
 // usage, 4 when a case file is unreadable or too large.
+
+// No floating-point contraction: every float multiply and add is rounded on its own, as
+// fpgakern's reference and RTL compute, so a*b + c never becomes one fused multiply-add.
+// Vitis HLS's clang front end honours this pragma for the rest of the file, headers
+// included; g++ ignores it and is given -ffp-contract=off (docs/vitis.md, "Contraction").
+#pragma STDC FP_CONTRACT OFF
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
