@@ -59,7 +59,7 @@ class Plan:
         """The variant's placement; a rung sized by its memory system (rung 5) with none
         named is placed on the default platform's."""
         memory = self.variant.memory
-        if memory is None and self.rung.spread_ports:
+        if memory is None and self.rung.sized_by_platform:
             memory = DEFAULT_MEMORY
         return Placement(self.arch, memory, self.variant.bank_per_port)
 

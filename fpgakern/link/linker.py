@@ -175,7 +175,7 @@ def _for_platform(item: LinkInput, platform: Platform) -> LinkInput:
     """``item`` as linked on ``platform``: a rung whose CU count and port banks follow the
     memory system (rung 5) is planned again for this platform's banks, and its nk= and
     per-port sp= replace the build's link.cfg (written for the build's platform)."""
-    if item.plan is None or not item.plan.rung.spread_ports:
+    if item.plan is None or not item.plan.rung.sized_by_platform:
         return item
     p = item.plan.placed_on(platform.memory_system())
     name = item.kernel.name

@@ -113,7 +113,7 @@ def render_kernel(plan: Plan) -> str:
 def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
     """Rung 3's v++ link config for ``platform``: one bank per compute unit, from the
     platform file (the bank the linker's default placement would give it)."""
-    per_port = plan.rung.spread_ports or plan.placement.bank_per_port
+    per_port = plan.rung.sized_by_platform or plan.placement.bank_per_port
     if per_port:
         # A bank per port, from the platform's banks (rung 5's CU count follows them).
         plan = plan.placed_on(platform.memory_system())
