@@ -136,7 +136,7 @@ class Fit:
                       if whole]
             share, name = max(shares) if shares else (0.0, "LUT")
             axi = f", {self.masters[i]}/{region.axi_masters} AXI" if self.masters[i] else ""
-            parts.append(f"{region.name} {self.cus[i]} CU, {name} {share:.0%}{axi}")
+            parts.append(f"{region.name} {self.cus[i]} CU, {name} {share:.0%} of the SLR{axi}")
         return "; ".join(parts) or "no compute unit"
 
 

@@ -101,10 +101,19 @@ class Placement:
         return self._fit(self.compute_units)[0]
 
     def cu_slr(self, cu: int) -> str | None:
-        """The SLR compute unit ``cu`` is placed in (the link config's ``slr=``), SPANS
-        for a CU larger than any one SLR, None without fabric figures."""
+        """The SLR compute unit ``cu`` is placed in (the link config's ``slr=``); None
+        for a CU larger than any one SLR (v++ spreads it) and without fabric figures."""
         placed = self._fit(self.compute_units)[1]
-        return placed[cu] if placed else None
+        return placed[cu] if placed and placed[cu] != SPANS else None
+
+    def port_settings(self, pointer: str) -> tuple[tuple[str, int], ...]:
+        """The m_axi settings the memory asks of a port that reads it (HBM: its latency
+        and outstanding reads, from the platform file): for an input with a bundle of its
+        own (from rung 2; before, one bundle also writes), none elsewhere."""
+        if (self.memory is None or not self.arch.rung.dataflow
+                or pointer not in self.arch.kernel.inputs):
+            return ()
+        return self.memory.read_settings
 
     def port_bytes(self, pointer: str) -> int | None:
         """The size of the smallest bank ``pointer`` uses on any CU, in bytes: the most

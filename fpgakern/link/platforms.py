@@ -298,7 +298,7 @@ def _from_doc(doc: yamlpos.Located) -> Platform:
 
 
 # The m_axi settings a platform file may give a memory for the ports that read it.
-READ_SETTINGS = ("latency", "num_read_outstanding", "max_read_burst_length")
+READ_SETTINGS = ("latency", "num_read_outstanding")
 
 
 def _bank_slrs(doc: yamlpos.Located, group: dict, i: int, count: int,

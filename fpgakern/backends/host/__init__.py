@@ -123,6 +123,7 @@ def context(plan: Plan) -> dict[str, object]:
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
         "picks": None, "R": view.R, "out_dtype": plan.arch.pointer_dtype(kernel.output),
     }
+    ctx.update(_share_limit(plan))
     if kernel.kind in SHAPED_KINDS:
         ctx.update(_shaped_context(kernel))
     if kernel.transform is not None:
@@ -146,6 +147,23 @@ def context(plan: Plan) -> dict[str, object]:
         ctx["host_finish"] = reduction.finish if plan.arch.finish is None else None
         ctx["empty_finish"] = reduction.finish
     return ctx
+
+
+def _share_limit(plan: Plan) -> dict[str, object]:
+    """The most elements one CU's share may hold, where its ports' banks have sizes
+    (``Placement.port_bytes``): the fewest any data-moving port's smallest bank holds
+    (a 512 MiB pseudo-channel: 134,217,728 float32), and that bank for the message.
+    None where the plan has no platform's bank sizes, or at a single-CU rung (one CU may
+    take a bank range; the runtime's own allocation says so)."""
+    placement, arch = plan.placement, plan.arch
+    if not plan.rung.multi_cu:
+        return {"share_limit": None}
+    limits = [(size // arch.pointer_dtype(p).bytes, size, placement.bank_tag(0, p))
+              for p in arch.traffic_pointers if (size := placement.port_bytes(p))]
+    if not limits:
+        return {"share_limit": None}
+    elements, size, tag = min(limits)
+    return {"share_limit": elements, "share_bank": f"{tag}, {size >> 20} MiB"}
 
 
 def _shaped_context(kernel: Kernel) -> dict[str, object]:
