@@ -66,6 +66,14 @@ class Placement:
         index = traffic.index(pointer) if pointer in traffic else 0
         return (cu * len(traffic) + index) % banks
 
+    def home_bank(self, cu: int) -> int:
+        """The bank of CU ``cu``'s first port (of the CU itself without one: a kernel of
+        stream ports only), whose SLR a CU on SLR-local banks sits in."""
+        pointers = self.arch.pointers
+        if pointers:
+            return self.port_bank(cu, pointers[0])
+        return cu % (len(self.memory.banks) if self.memory else 1 << 30)
+
     def bank_tag(self, cu: int, pointer: str) -> str | None:
         """The tag (``HBM[3]``) of :meth:`port_bank`; None without a memory system."""
         return self.memory.banks[self.port_bank(cu, pointer)] if self.memory else None
@@ -146,8 +154,8 @@ class Placement:
     def _in_turn(self) -> tuple[list[Fit], tuple[str, ...]]:
         """The fits of the first 1, 2, ... CUs placed one after the other (as many as rung
         5 considers, or the spec's N), and the SLR of each. A CU goes to the SLR of its
-        bank where the banks sit in SLRs of their own; else to the SLR it leaves the most
-        room in. A CU that no SLR could hold even empty spans them all (v++ spreads a
+        bank where the banks sit in SLRs of their own; else to its memory's SLR while that
+        has room (no SLR crossing), then to the SLR it leaves the most room in. A CU that no SLR could hold even empty spans them all (v++ spreads a
         kernel too large for one SLR; UG1393 "Assigning Compute Units to SLRs")."""
         memory = self.memory
         fabric = memory.fabric if memory is not None else None
@@ -162,6 +170,7 @@ class Placement:
         fits: list[Fit] = []
         too_large = all(_share(cost, fabric.budget(r)) > 1.0 for r in regions)
         local = not memory.shares_one_slr and bool(memory.bank_slrs)
+        names = [r.name for r in fabric.regions]
         for cu in range(max(MAX_SPREAD_CUS, self.arch.kernel.compute_units)):
             for r in self._master_slrs(cu, fabric):
                 masters[r] += 1
@@ -169,9 +178,12 @@ class Placement:
                 used = [u + cost * (1.0 / len(fabric.regions)) for u in used]
                 placed.append(SPANS)
             else:
-                if local:
-                    choice = fabric.index(memory.bank_slr(
-                        self.port_bank(cu, self.arch.pointers[0])))
+                slr = memory.bank_slr(self.home_bank(cu))
+                home = fabric.index(slr) if slr in names else None
+                if local and home is not None:
+                    choice = home
+                elif home is not None and _share(used[home] + cost, fabric.budget(home)) <= 1:
+                    choice = home  # beside its memory while that SLR has room
                 else:
                     choice = min(regions, key=lambda r: (
                         _share(used[r] + cost, fabric.budget(r)), r))

@@ -207,8 +207,7 @@ def _for_platform(item: LinkInput, platform: Platform, first_cu: int = 0, *,
         if alone and own is not None:
             slrs[cu_name] = own
         elif memory is not None and not memory.shares_one_slr and memory.bank_slrs:
-            slrs[cu_name] = memory.bank_slr(placement.port_bank(first_cu + cu,
-                                                                p.arch.pointers[0]))
+            slrs[cu_name] = memory.bank_slr(placement.home_bank(first_cu + cu))
     slr = tuple(Slr(cu_name, s, where) for cu_name, s in slrs.items() if s)
     own_config = replace(item.config, nk=(nk,), sp=sp, slr=slr)
     return replace(item, compute_units=placement.compute_units, config=own_config, plan=p)
