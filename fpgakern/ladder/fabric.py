@@ -94,6 +94,7 @@ class Fit:
     cus: tuple[int, ...]
     used: tuple[Usage, ...]
     masters: tuple[int, ...]
+    spanning: int = 0  # CUs larger than any one SLR, their cost shared by all of them
 
     @property
     def problems(self) -> list[str]:
@@ -118,6 +119,7 @@ class Fit:
 
     def to_json(self) -> dict[str, Any]:
         return {"margin": self.fabric.margin, "fits": self.fits, "problems": self.problems,
+                "spanning_cus": self.spanning,
                 "regions": [{"name": r.name, "cus": self.cus[i],
                              "used": {k: round(v, 1) for k, v in self.used[i].items()},
                              "budget": {k: round(v, 1)
@@ -127,16 +129,17 @@ class Fit:
 
     def summary(self) -> str:
         """One line: the busiest share of each SLR that holds CUs or masters."""
-        parts = []
+        parts = [f"{self.spanning} CU across all SLRs"] if self.spanning else []
         for i, region in enumerate(self.fabric.regions):
-            if not self.cus[i] and not self.masters[i]:
+            if not self.cus[i] and not self.masters[i] and not self.spanning:
                 continue
             shares = [(used / whole, name) for (name, used), (_, whole)
                       in zip(self.used[i].items(), region.capacity.items(), strict=True)
                       if whole]
             share, name = max(shares) if shares else (0.0, "LUT")
+            used = f", {name} {share:.0%} of the SLR" if self.cus[i] or self.spanning else ""
             axi = f", {self.masters[i]}/{region.axi_masters} AXI" if self.masters[i] else ""
-            parts.append(f"{region.name} {self.cus[i]} CU, {name} {share:.0%} of the SLR{axi}")
+            parts.append(f"{region.name} {self.cus[i]} CU{used}{axi}")
         return "; ".join(parts) or "no compute unit"
 
 

@@ -131,6 +131,19 @@ class Placement:
         return min(self.memory.bank_bytes[self.port_bank(cu, pointer)]
                    for cu in range(self.compute_units))
 
+    @property
+    def share_limit(self) -> tuple[int, int, str] | None:
+        """The most elements one CU's share of the work may hold at a multi-CU rung, where
+        each CU's share of a port lives in one bank: the fewest any data-moving port's
+        smallest bank holds (a 512 MiB pseudo-channel: 134,217,728 float32), with that
+        bank's size and tag for messages. None without bank sizes or at one CU (whose
+        buffers the runtime allocates as the xclbin's connectivity allows)."""
+        if not self.arch.rung.multi_cu:
+            return None
+        limits = [(size // self.arch.pointer_dtype(p).bytes, size, self.bank_tag(0, p) or "")
+                  for p in self.arch.traffic_pointers if (size := self.port_bytes(p))]
+        return min(limits) if limits else None
+
     def _master_slrs(self, cu: int, fabric: Fabric) -> list[int]:
         """The SLR (index in ``fabric``) whose memory takes each AXI master of CU ``cu``:
         one master per bundle, on the bank of its first pointer (a bank with no SLR
@@ -190,7 +203,8 @@ class Placement:
                 used[choice] = used[choice] + cost
                 held[choice] += 1
                 placed.append(fabric.regions[choice].name)
-            fits.append(Fit(fabric, tuple(held), tuple(used), tuple(masters)))
+            fits.append(Fit(fabric, tuple(held), tuple(used), tuple(masters),
+                            (cu + 1) if too_large else 0))
         return fits, tuple(placed)
 
     def _sized_cus(self) -> int:

@@ -150,19 +150,12 @@ def context(plan: Plan) -> dict[str, object]:
 
 
 def _share_limit(plan: Plan) -> dict[str, object]:
-    """The most elements one CU's share may hold, where its ports' banks have sizes
-    (``Placement.port_bytes``): the fewest any data-moving port's smallest bank holds
-    (a 512 MiB pseudo-channel: 134,217,728 float32), and that bank for the message.
-    None where the plan has no platform's bank sizes, or at a single-CU rung (one CU may
-    take a bank range; the runtime's own allocation says so)."""
-    placement, arch = plan.placement, plan.arch
-    if not plan.rung.multi_cu:
+    """The most elements one CU's share may hold (``Placement.share_limit``), and its
+    bank for the message; None where the plan gives no limit."""
+    limit = plan.placement.share_limit
+    if limit is None:
         return {"share_limit": None}
-    limits = [(size // arch.pointer_dtype(p).bytes, size, placement.bank_tag(0, p))
-              for p in arch.traffic_pointers if (size := placement.port_bytes(p))]
-    if not limits:
-        return {"share_limit": None}
-    elements, size, tag = min(limits)
+    elements, size, tag = limit
     return {"share_limit": elements, "share_bank": f"{tag}, {size >> 20} MiB"}
 
 

@@ -21,18 +21,15 @@ class Hls(Step):
         if sources.link_config:
             files.append(sources.link_config)
         names = [str(p.relative_to(ctx.work)) for p in files]
-        detail, data = plural(len(names), "file"), {}
+        detail = plural(len(names), "file")
         placement = ctx.plan.placement
         fit = placement.fit
         if fit is not None:
-            # The resource estimate (docs/link.md, "Resources") goes into the manifest,
-            # and its summary into the build's output.
-            cus = plural(placement.compute_units, "CU")
-            detail += f"; estimated {cus}: {fit.summary()}"
-            data = {"resources": {"compute_units": placement.compute_units,
-                                  "cu": placement.cost.to_json(), "fit": fit.to_json()}}
+            # The resource estimate (docs/link.md, "Resources"): its summary in the build's
+            # output; the manifest holds the whole of it.
+            detail += f"; estimated {plural(placement.compute_units, 'CU')}: {fit.summary()}"
             if not fit.fits:
                 where = placement.memory.platform if placement.memory else "the platform"
                 return StepOutcome(False, f"does not fit {where}: {'; '.join(fit.problems)}",
-                                   names, data)
-        return StepOutcome(True, detail, names, data)
+                                   names)
+        return StepOutcome(True, detail, names)
