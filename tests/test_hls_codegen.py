@@ -9,7 +9,7 @@ import pytest
 from fpgakern.backends.hls.cexpr import literal
 from fpgakern.backends.hls.generator import generate, render_kernel, render_link_config
 from fpgakern.ir.ops import OPS
-from fpgakern.ladder import plan
+from fpgakern.ladder import plan, platform_plan
 from fpgakern.link import config, platforms
 from fpgakern.paths import SOURCE_ROOT as REPO
 from fpgakern.spec.library import Library
@@ -52,41 +52,51 @@ def _body(text: str) -> str:
 def test_rung3_is_the_dataflow_kernel_plus_nk_link_config(library, tmp_path):
     rung3, rung2 = (code(library, "binary_ops/add", r) for r in (3, 2))
     assert "rung 3 (multi_cu)" in rung3 and _body(rung3) == _body(rung2)
-    p = plan(library.get("binary_ops/add"), 3, "float32")
-    sources = generate(p, tmp_path, platforms.load("u55c"))
+    add = library.get("binary_ops/add")
+    p = platform_plan(add, 3, "float32", platforms.load("u55c").memory_system())
+    sources = generate(p, tmp_path)
     config = sources.link_config.read_text()
     assert "[connectivity]" in config and "nk=add_f32:4" in config
-    assert "sp=add_f32_4.out:HBM[3]" in config
-    assert generate(p, tmp_path / "none").link_config is None  # no platform, no config
+    # HBM: CU 4's out is the 12th data-moving port, on the 12th pseudo-channel.
+    assert "sp=add_f32_4.out:HBM[11]" in config
+    assert generate(plan(add, 3, "float32"), tmp_path / "none").link_config is None
 
 
 @pytest.mark.parametrize("platform_name", ["u55c", "u280", "u250"])
 def test_rung3_link_config_names_banks_of_its_platform(library, platform_name):
-    """Every sp= line of every rung-3 link.cfg names a bank the platform file lists, one
-    bank per compute unit, and the file says which platform it is for."""
+    """Every sp= line of every rung-3 link.cfg names a bank the platform file lists, and
+    the file says which platform it is for. On HBM every data-moving port of every CU has
+    a pseudo-channel of its own; on DDR each CU keeps its ports on one bank, CUs apart,
+    each CU in the SLR of its bank (slr=)."""
     platform = platforms.load(platform_name)
+    memory = platform.memory_system()
     tags = {b.tag for b in platform.banks}
+    slr_of = {b.tag: b.slr for b in platform.banks}
     checked = 0
     for kernel in library.kernels:
         if 3 not in kernel.rungs:
             continue
         for dtype in kernel.dtypes:
-            p = plan(kernel, 3, dtype)
-            text = render_link_config(p, platform)
+            p = platform_plan(kernel, 3, dtype, memory)
+            text = render_link_config(p)
             assert f"# Platform: {platform_name} ({platform.vitis_platform})" in text
-            sps = [line.split("=", 1)[1] for line in text.splitlines()
-                   if line.startswith("sp=")]
-            assert len(sps) == p.placement.compute_units * len(p.arch.pointers)
-            banks = {}
-            for sp in sps:
-                target, bank = sp.split(":", 1)
-                assert bank in tags, f"{p.top} on {platform_name}: {sp}"
-                banks.setdefault(target.split(".")[0], set()).add(bank)
-            assert all(len(b) == 1 for b in banks.values())  # one bank per CU
-            assert len(set().union(*banks.values())) == p.placement.compute_units  # CUs apart
             parsed = config.parse(text, "link.cfg")
-            assert [platform.resolve_banks(sp.memory)[0].tag for sp in parsed.sp] == \
-                [sp.split(":", 1)[1] for sp in sps]
+            assert len(parsed.sp) == p.placement.compute_units * len(p.arch.pointers)
+            banks: dict[str, set[str]] = {}
+            moving: list[str] = []
+            for sp in parsed.sp:
+                assert sp.memory in tags, f"{p.top} on {platform_name}: {sp}"
+                assert platform.resolve_banks(sp.memory)[0].tag == sp.memory
+                banks.setdefault(sp.cu, set()).add(sp.memory)
+                if sp.port in p.arch.traffic_pointers:
+                    moving.append(sp.memory)
+            if memory.shares_one_slr:
+                assert len(set(moving)) == len(moving), p.top  # a pseudo-channel each
+            else:
+                assert all(len(b) == 1 for b in banks.values())  # one bank per CU
+                assert len(set().union(*banks.values())) == p.placement.compute_units
+                assert {s.cu: s.slr for s in parsed.slr} == {
+                    cu: slr_of[next(iter(b))] for cu, b in banks.items()}
             checked += 1
     assert checked >= 10
 
@@ -214,14 +224,15 @@ def test_render_is_what_generate_writes(name, rung, dtype, tmp_path):
     from fpgakern.backends.hls import generator as hls
     from fpgakern.backends.rtl import generate as rtl_generate
 
-    p = plan(Library(REPO / "kernel_specs").get(name), rung, dtype)
-    platform = platforms.load(platforms.DEFAULT)
+    p = platform_plan(Library(REPO / "kernel_specs").get(name), rung, dtype,
+                      platforms.load(platforms.DEFAULT).memory_system())
     for folder, rendered, write in (
-            ("hls", hls.render(p, platform), lambda d: hls.generate(p, d, platform)),
+            ("hls", hls.render(p), lambda d: hls.generate(p, d)),
             ("host", host.render_variant(p), lambda d: host.generate(p, d)),
             ("rtl", rtl_generate.render(p), lambda d: rtl_generate.generate(p, d))):
         assert not (tmp_path / folder).exists()
         write(tmp_path / folder)
         written = {f.name: f.read_text() for f in (tmp_path / folder).iterdir()}
         assert written == rendered, folder
-    assert ("link.cfg" in hls.render(p, platform)) == (rung == 3)
+    assert "link.cfg" in hls.render(p)  # from rung 2: a port per pointer, placed
+    assert "link.cfg" not in hls.render(plan(p.kernel, 1, dtype))

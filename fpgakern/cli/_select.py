@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fpgakern.errors import UsageError
-from fpgakern.ladder import LAST_RUNG, Plan, builds, plan
+from fpgakern.ladder import LAST_RUNG, MemorySystem, Plan, builds, plan, platform_plan
 from fpgakern.spec.library import Library
 
 
@@ -29,8 +29,10 @@ def plans_for(
     rungs: tuple[int, ...] | None,
     dtype: str | None,
     categories: tuple[str, ...] = (),
+    memory: MemorySystem | None = None,
 ) -> list[Plan]:
-    """Every plan the selection names, in library order.
+    """Every plan the selection names, in library order; placed on ``memory`` (a
+    platform's memory system) as ``fpgakern build`` places them (``platform_plan``).
 
     With explicit rungs or a dtype, a kernel that builds neither (``ladder.builds``: the
     rungs its spec lists, and the on-request rungs they allow) is an error when named
@@ -57,8 +59,23 @@ def plans_for(
             for d in wanted_dtypes:
                 if (not builds(kernel, r) or d not in kernel.dtypes) and not named_alone:
                     continue
-                out.append(plan(kernel, r, d))
+                out.append(plan(kernel, r, d) if memory is None
+                           else platform_plan(kernel, r, d, memory))
     if not out:
         raise UsageError("the selection contains no kernel variant (check --opt, --rungs "
                          "and --dtype against the kernels' rungs and dtypes)")
     return out
+
+
+def refuse_unfit(plans: list[Plan]) -> None:
+    """UsageError, one line, when a plan's compute units do not fit its platform's SLRs
+    (``Placement.fit``): the first such variant and what it exceeds."""
+    unfit = [(p, fit) for p in plans if (fit := p.placement.fit) is not None and not fit.fits]
+    if not unfit:
+        return
+    p, fit = unfit[0]
+    memory = p.placement.memory
+    others = f" (and {len(unfit) - 1} more variants)" if len(unfit) > 1 else ""
+    raise UsageError(f"{p.variant} does not fit {memory.platform if memory else '?'} with "
+                     f"{p.placement.compute_units} compute unit(s): "
+                     f"{'; '.join(fit.problems)}{others}")

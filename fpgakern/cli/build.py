@@ -20,9 +20,10 @@ from fpgakern.cli._common import (
     print_json,
     specs_option,
 )
-from fpgakern.cli._select import parse_rungs, plans_for
+from fpgakern.cli._select import parse_rungs, plans_for, refuse_unfit
 from fpgakern.errors import display_path
 from fpgakern.ladder import Plan
+from fpgakern.link import platforms
 from fpgakern.orchestrate.build import run_build
 from fpgakern.orchestrate.executors import make_executor
 from fpgakern.orchestrate.library import DEFAULT_PLATFORM
@@ -56,7 +57,9 @@ Examples:
 @click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Output tree (default: build/ beside kernel_specs/).")
 @click.option("--platform", default=DEFAULT_PLATFORM, show_default=True,
-              help="Platform of the library .xclbin that --all (or --until link) links.")
+              help="Platform every variant is built for (link configs, m_axi settings, "
+                   "rung 5's CU count, the resource check) and the library .xclbin that "
+                   "--all (or --until link) links.")
 @execution_options
 @specs_option
 @json_option
@@ -75,7 +78,9 @@ def command(kernels: tuple[str, ...], all_kernels: bool, categories: tuple[str, 
     library = load_library(specs)
     selected_rungs = tuple(opt) + parse_rungs(rungs)
     plans = plans_for(library, kernels, all_kernels=all_kernels, categories=categories,
-                      rungs=selected_rungs or None, dtype=dtype)
+                      rungs=selected_rungs or None, dtype=dtype,
+                      memory=platforms.load(platform).memory_system())
+    refuse_unfit(plans)
     root = out or paths.build_dir(library.root.parent)
     report = execute(plans, root, executor, jobs, scheduler, until, as_json,
                      "fpgakern " + " ".join(sys.argv[1:]), platform=platform,

@@ -12,10 +12,11 @@ from fpgakern.backends.hls.generator import (
     render_kernel,
     render_link_config,
     templates_dir,
+    writes_link_config,
 )
 from fpgakern.backends.templates import render
 from fpgakern.cli._common import RUNG, console, load_library, specs_option
-from fpgakern.ladder import RUNGS, plan
+from fpgakern.ladder import RUNGS, platform_plan
 from fpgakern.link import platforms
 from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 
@@ -30,11 +31,11 @@ WHAT = ("kernel", "testbench", "link-config")
 @click.option("--what", type=click.Choice(WHAT), default="kernel", show_default=True,
               help="Which generated file to show.")
 @click.option("--platform", "platform_name", default=DEFAULT_PLATFORM, show_default=True,
-              help="Platform whose banks the link config names "
-                   f"({', '.join(platforms.available())}) or a platform .yaml.")
+              help="Platform the code is generated for, whose banks the link config "
+                   f"names ({', '.join(platforms.available())}) or a platform .yaml.")
 @click.option("--bank-per-port", is_flag=True,
-              help="Place each port on a bank of its own (sp= per port), as rung 5 does; "
-                   "gives a single-CU rung a link config.")
+              help="Place each port on a bank of its own (sp= per port) also where the "
+                   "platform's banks sit in SLRs of their own (DDR); HBM always does.")
 @click.option("--plain", is_flag=True,
               help="The code alone, no colours or line numbers (the default when piped).")
 @specs_option
@@ -50,21 +51,22 @@ def command(kernel: str, opt: int | None, dtype: str | None, what: str,
       fpgakern show binary_ops/add --opt 4 --what link-config --bank-per-port
     """
     k = load_library(specs).get(kernel)
-    p = plan(k, max(k.rungs) if opt is None else opt, dtype or k.dtypes[0],
-             bank_per_port=bank_per_port)
+    p = platform_plan(k, max(k.rungs) if opt is None else opt, dtype or k.dtypes[0],
+                      platforms.load(platform_name).memory_system(),
+                      bank_per_port=bank_per_port)
     if what == "kernel":
         text, lexer = render_kernel(p), "cpp"
     elif what == "testbench":
         text = render(templates_dir(), k.kind, "testbench.cpp.j2", **context(p))
         lexer = "cpp"
     else:
-        if not (p.rung.multi_cu or p.placement.bank_per_port):
-            linked = ", ".join(f"{r.index} ({r.name})" for r in RUNGS if r.multi_cu)
+        if not writes_link_config(p):
+            linked = ", ".join(f"{r.index} ({r.name})" for r in RUNGS
+                               if r.dataflow or r.multi_cu)
             raise click.UsageError(f"rung {p.rung.index} ({p.rung.name}) is one CU with "
-                                   f"the default placement: no link config. Rungs "
-                                   f"{linked} have one; --bank-per-port gives any "
-                                   "dataflow rung one")
-        text = render_link_config(p, platforms.load(platform_name))
+                                   f"one port, on v++'s default bank: no link config. "
+                                   f"Rungs {linked} have one")
+        text = render_link_config(p)
         lexer = "ini"
     if plain or not console.is_terminal:
         # Piped or redirected: the code itself, every line whole (rich would cut each at

@@ -7,8 +7,9 @@ port placement) and three parts, each a module of its own:
 
 * ``plan.arch`` (:mod:`~fpgakern.ladder.microarch`): bursts, lanes, ports, bundles,
   the accumulator's interleave;
-* ``plan.placement`` (:mod:`~fpgakern.ladder.placement`): compute units and the bank
-  of each of their ports;
+* ``plan.placement`` (:mod:`~fpgakern.ladder.placement`): compute units, the bank of
+  each of their ports, the SLR of each CU and what they take of the fabric (the cost
+  model in :mod:`~fpgakern.ladder.costs`, the budgets in :mod:`~fpgakern.ladder.fabric`);
 * ``plan.performance`` (:mod:`~fpgakern.ladder.performance`): the ideal, compute,
   memory and roofline rates in elements per cycle.
 
@@ -20,7 +21,7 @@ from fpgakern.ladder.memory import DEFAULT_MEMORY, MemorySystem
 from fpgakern.ladder.microarch import AXI_BOUNDARY_BYTES, Microarchitecture
 from fpgakern.ladder.performance import TRANSFORM_IDEAL_N, Performance
 from fpgakern.ladder.placement import Placement
-from fpgakern.ladder.plans import Plan, plan
+from fpgakern.ladder.plans import Plan, plan, platform_plan
 from fpgakern.ladder.rungs import (
     AXI_BURST_MAX_BEATS,
     DEFAULT_RUNGS,
@@ -36,4 +37,4 @@ from fpgakern.ladder.variant import Variant
 __all__ = ["AXI_BOUNDARY_BYTES", "AXI_BURST_MAX_BEATS", "DEFAULT_MEMORY", "DEFAULT_RUNGS",
            "LAST_RUNG", "RUNGS", "MemorySystem", "Microarchitecture", "Performance",
            "Placement", "Plan", "Rung", "TRANSFORM_IDEAL_N", "Variant", "builds",
-           "not_built", "plan", "rung"]
+           "not_built", "plan", "platform_plan", "rung"]

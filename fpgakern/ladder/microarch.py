@@ -4,13 +4,44 @@ ports and bundles, the accumulator's interleave, and what each port moves per el
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
+from fpgakern.ir import expr, fft, shapes
 from fpgakern.ir.dtypes import DTYPES, DType
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder.rungs import AXI_BURST_MAX_BEATS, Rung
 
 AXI_BOUNDARY_BYTES = 4096  # no AXI4 burst crosses a 4 KiB page
+
+# Where an on-chip array goes: where the generated code binds it (BIND_STORAGE), or
+# "auto", where Vitis HLS and synthesis choose (LUT RAM when shallow, else block RAM).
+Storage = Literal["auto", "registers", "lutram", "bram", "uram"]
+
+
+@dataclass(frozen=True)
+class OnChipMemory:
+    """One on-chip array of a compute unit: ``copies`` alike arrays (an array's
+    partitions, or one copy per lane) of ``words`` words of ``bits`` bits."""
+
+    name: str
+    words: int
+    bits: int
+    copies: int = 1
+    storage: Storage = "auto"
+
+    @property
+    def total_bits(self) -> int:
+        return self.words * self.bits * self.copies
+
+
+def _spectral_storage(words: int) -> Storage:
+    """The spectral templates' rule for a delay or reorder buffer (transform/
+    rung_dataflow.cpp.j2, ``storage``): registers, LUT RAM, BRAM, URAM as it grows."""
+    if words <= 8:
+        return "registers"
+    if words <= 256:
+        return "lutram"
+    return "bram" if words <= 4096 else "uram"
 
 
 @dataclass(frozen=True)
@@ -197,3 +228,90 @@ class Microarchitecture:
     def traffic_pointers(self) -> tuple[str, ...]:
         """The pointers that move data per element (all but a reduction's output)."""
         return tuple(p for p in self.pointers if self.pointer_bytes(p))
+
+    # ------------------------------------------------------------------ on-chip memory
+
+    @property
+    def in_fifo_beats(self) -> int:
+        """Beats of each element input's FIFO at the dataflow rungs: its read engine's
+        credits, ``input_fifo_bursts`` read bursts (the RTL's FIFO; the HLS streams are
+        ``stream_depth`` deep)."""
+        return self.rung.input_fifo_bursts * self.read_burst
+
+    def out_fifo_beats(self, latency: int) -> int:
+        """Beats of the output FIFO at the dataflow rungs behind a pipeline of ``latency``
+        cycles: ``output_fifo_bursts`` write bursts plus the pipeline's contents and
+        slack, a power of two."""
+        return _pow2_at_least(self.rung.output_fifo_bursts * self.write_burst + latency + 8)
+
+    def memories(self, latency: int = 0) -> tuple[OnChipMemory, ...]:
+        """The compute unit's on-chip arrays as the generated code declares them (the
+        HLS C++ arrays; the RTL's FIFOs, deeper than the HLS streams, in their place),
+        behind an element pipeline of ``latency`` cycles. Registers of a few words
+        (partial sums, lane arrays) are left out: they are logic, not memory."""
+        kernel = self.kernel
+        if kernel.kind == "transform":
+            return self._transform_memories()
+        out: list[OnChipMemory] = []
+        bits, lanes = self.dtype.bits, self.lanes
+        out_pointer = kernel.outputs[0] if kernel.outputs else None
+        streams_out = kernel.kind in ("elementwise", "broadcast", "row_map")
+        if self.rung.dataflow:
+            out += [OnChipMemory(f"{x}_fifo", self.in_fifo_beats, self.pointer_bits(x))
+                    for x in self.element_inputs if x not in kernel.streams]
+            if streams_out and out_pointer is not None and out_pointer not in kernel.streams:
+                out.append(OnChipMemory(f"{out_pointer}_fifo", self.out_fifo_beats(latency),
+                                        self.pointer_bits(out_pointer)))
+        elif self.rung.buffered and kernel.kind in ("elementwise", "reduction", "broadcast"):
+            # Rung 1: a chunk buffer per element input; the RTL holds the chunk's results
+            # in its output FIFO.
+            out += [OnChipMemory(f"{x}_buf", self.chunk, bits) for x in self.element_inputs]
+            if streams_out and out_pointer is not None:
+                out.append(OnChipMemory(f"{out_pointer}_fifo", self.chunk,
+                                        kernel.output_dtype(self.dtype.name).bits))
+        staged = kernel.staged(self.dtype.name)
+        layout = kernel.layout
+        if staged is None or layout is None:
+            return tuple(out)
+        parts = max(1, lanes)  # a table cyclically partitioned by lanes: one part per lane
+        if kernel.kind == "broadcast":
+            size = shapes.MAX_CHANNELS
+            tables = [*layout.channel_inputs, *(v.name for v in staged.channel_values)]
+            out += [OnChipMemory(f"{t}_tab", size // parts, bits, parts) for t in tables]
+            if lanes > 1:  # one copy of each table the elements read, per lane
+                used = {n.name for n in staged.body.walk() if isinstance(n, expr.Input)}
+                out += [OnChipMemory(f"{t}_lane", size, bits, lanes)
+                        for t in tables if t in used]
+        else:  # the row kinds keep a whole row of each full input, a table per column input
+            size = shapes.MAX_ROW
+            out += [OnChipMemory(f"{x}_row", size // parts, bits, parts)
+                    for x in layout.full_inputs]
+            out += [OnChipMemory(f"{c}_tab", size // parts, bits, parts)
+                    for c in layout.channel_inputs]
+        return tuple(out)
+
+    def _transform_memories(self) -> tuple[OnChipMemory, ...]:
+        """A spectral kernel's buffers of complex samples at fft.MAX_FFT points (the
+        spectral templates): the row at rung 0, its two parity banks at rung 1; at the
+        streaming rungs each stage's delay line (``held`` and ``diffs``, h samples at
+        half-span h) and the reorder buffer of two rows."""
+        n, sample = fft.MAX_FFT, DTYPES["complex64"].bits
+        if self.rung.index == 0:
+            return (OnChipMemory("buf", n, sample),)
+        if not self.rung.dataflow:
+            storage: Storage = "uram" if n >= 8192 else "bram"
+            return (OnChipMemory("bank0", n // 2, sample, storage=storage),
+                    OnChipMemory("bank1", n // 2, sample, storage=storage))
+        out = []
+        half = n // 2
+        while half >= 1:
+            for name in ("held", "diffs"):
+                out.append(OnChipMemory(f"{name}_{half}", half, sample,
+                                        storage=_spectral_storage(half)))
+            half //= 2
+        out.append(OnChipMemory("buf", 2 * n, sample, storage=_spectral_storage(2 * n)))
+        return tuple(out)
+
+
+def _pow2_at_least(value: int) -> int:
+    return 1 << max(1, (value - 1).bit_length())

@@ -1,5 +1,7 @@
-"""Where a variant runs: how many compute units, and which memory bank each of their
-ports uses. Rung 5 chooses its compute units from what the memory system's banks feed."""
+"""Where a variant runs: how many compute units, which memory bank each of their ports
+uses, which SLR each CU sits in, and whether that fits the fabric. Rung 5 chooses its
+compute units from what the memory system's banks feed and what fits the platform's
+SLRs (docs/link.md, "Placement" and "Resources")."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+from fpgakern.ladder.costs import CuCost, cu_cost
+from fpgakern.ladder.fabric import Fabric, Fit, Usage
 from fpgakern.ladder.memory import MemorySystem
 from fpgakern.ladder.microarch import Microarchitecture
 
@@ -15,14 +19,19 @@ from fpgakern.ladder.microarch import Microarchitecture
 # that share banks (fewer CUs: less area for a few per cent of bandwidth).
 MAX_SPREAD_CUS = 64
 SPREAD_SHARE = 0.9
+SPANS = "spans SLRs"  # the SLR of a CU too large for any one SLR: v++ spreads its logic
 
 
 @dataclass(frozen=True)
 class Placement:
-    """The compute units of one variant on its memory system (None: memory without a
-    bandwidth limit, every CU on a bank of its own), with the default placement (all of
-    a CU's ports on its bank) or, with ``bank_per_port`` or at a rung that spreads its
-    ports (rung 5), each port on a bank of its own."""
+    """The compute units of one variant on its memory system (None: memory without
+    banks, one CU per bank, no fabric to fit).
+
+    Ports: before the dataflow rungs a CU has one port, on its bank (CU i on the i-th
+    default bank). From rung 2 each pointer has a port of its own; where the banks are
+    pseudo-channels beside one SLR (HBM), or with ``bank_per_port``, each port that moves
+    data takes a bank of its own; where each bank sits in an SLR of its own (DDR), all a
+    CU's ports stay on its bank, so that no port crosses an SLR."""
 
     arch: Microarchitecture
     memory: MemorySystem | None
@@ -30,27 +39,40 @@ class Placement:
 
     @cached_property
     def compute_units(self) -> int:
-        """CUs: the spec's N at rung 3; at rung 5 as many as the memory system feeds (the
-        fewest that reach the highest rate, :meth:`_spread_cus`); else 1."""
+        """CUs: the spec's N at rung 3; at rung 5 as many as the memory system feeds and
+        the fabric holds (:meth:`_sized_cus`); else 1."""
         rung = self.arch.rung
-        if rung.spread_ports:
-            return self._spread_cus()
+        if rung.sized_by_platform:
+            return self._sized_cus()
         return self.arch.kernel.compute_units if rung.multi_cu else 1
+
+    @property
+    def spreads_ports(self) -> bool:
+        """Each data-moving port on a bank of its own (else all a CU's ports on one)."""
+        if self.memory is None or not self.arch.rung.dataflow:
+            return False
+        return self.bank_per_port or self.memory.shares_one_slr
 
     def port_bank(self, cu: int, pointer: str) -> int:
         """The index in ``memory.banks`` of the bank ``pointer`` of compute unit ``cu``
-        uses. The default placement puts all of a CU's ports on its bank (CU i on bank
-        i); with a bank per port, the data-moving ports of all CUs take the banks in turn
-        (CU c's k-th on bank c * ports + k), and a reduction's output shares its CU's
-        first bank. Before dataflow a CU has one port (one bundle): one bank."""
+        uses: CU i's bank for all its ports, or, spreading ports, the data-moving ports
+        of all CUs on the banks in turn (CU c's k-th on bank c * ports + k), with the
+        ports that move no data per element (a reduction's result, a broadcast kernel's
+        per-channel tables) on their CU's first bank."""
         banks = len(self.memory.banks) if self.memory else 1 << 30
-        rung = self.arch.rung
-        spread = (self.bank_per_port or rung.spread_ports) and rung.dataflow
-        if not spread:
+        if not self.spreads_ports:
             return cu % banks
         traffic = self.arch.traffic_pointers or self.arch.pointers
         index = traffic.index(pointer) if pointer in traffic else 0
         return (cu * len(traffic) + index) % banks
+
+    def home_bank(self, cu: int) -> int:
+        """The bank of CU ``cu``'s first port (of the CU itself without one: a kernel of
+        stream ports only), whose SLR a CU on SLR-local banks sits in."""
+        pointers = self.arch.pointers
+        if pointers:
+            return self.port_bank(cu, pointers[0])
+        return cu % (len(self.memory.banks) if self.memory else 1 << 30)
 
     def bank_tag(self, cu: int, pointer: str) -> str | None:
         """The tag (``HBM[3]``) of :meth:`port_bank`; None without a memory system."""
@@ -73,24 +95,155 @@ class Placement:
                  if bytes_ > 0 and (speed := speeds[b]) is not None]
         return min(rates) if rates else None
 
-    def _spread_cus(self) -> int:
-        """Rung 5's CU count. Each data-moving port on a bank of its own (as many CUs as
-        the banks hold their ports: U55C fp32 add, 3 ports on 32 pseudo-channels, 10 CUs,
-        93.75 % of the roofline) when that reaches SPREAD_SHARE of the best rate any
-        count up to MAX_SPREAD_CUS reaches; else the fewest CUs that reach the best,
-        sharing banks evenly (U250 add: 4 CUs, 3 ports on each DDR4 channel)."""
+    # ------------------------------------------------------------------ resources
+
+    @cached_property
+    def cost(self) -> CuCost:
+        """One compute unit's estimated cost (``fpgakern.ladder.costs``)."""
+        return cu_cost(self.arch)
+
+    @cached_property
+    def fit(self) -> Fit | None:
+        """What the CUs take of each SLR, placed as :meth:`cu_slr` says; None on a
+        memory system without fabric figures."""
+        return self._fit(self.compute_units)[0]
+
+    def cu_slr(self, cu: int) -> str | None:
+        """The SLR compute unit ``cu`` is placed in (the link config's ``slr=``); None
+        for a CU larger than any one SLR (v++ spreads it) and without fabric figures."""
+        placed = self._fit(self.compute_units)[1]
+        return placed[cu] if placed and placed[cu] != SPANS else None
+
+    def port_settings(self, pointer: str) -> tuple[tuple[str, int], ...]:
+        """The m_axi settings the memory asks of a port that reads it (HBM: its latency
+        and outstanding reads, from the platform file): for an input with a bundle of its
+        own (from rung 2; before, one bundle also writes), none elsewhere."""
+        if (self.memory is None or not self.arch.rung.dataflow
+                or pointer not in self.arch.kernel.inputs):
+            return ()
+        return self.memory.read_settings
+
+    def port_bytes(self, pointer: str) -> int | None:
+        """The size of the smallest bank ``pointer`` uses on any CU, in bytes: the most
+        one CU's share of it may take (None without bank sizes)."""
+        if self.memory is None or not self.memory.bank_bytes:
+            return None
+        return min(self.memory.bank_bytes[self.port_bank(cu, pointer)]
+                   for cu in range(self.compute_units))
+
+    @property
+    def share_limit(self) -> tuple[int, int, str] | None:
+        """The most elements one CU's share of the work may hold at a multi-CU rung, where
+        each CU's share of a port lives in one bank: the fewest any data-moving port's
+        smallest bank holds (a 512 MiB pseudo-channel: 134,217,728 float32), with that
+        bank's size and tag for messages. None without bank sizes or at one CU (whose
+        buffers the runtime allocates as the xclbin's connectivity allows)."""
+        if not self.arch.rung.multi_cu:
+            return None
+        limits = [(size // self.arch.pointer_dtype(p).bytes, size, self.bank_tag(0, p) or "")
+                  for p in self.arch.traffic_pointers if (size := self.port_bytes(p))]
+        return min(limits) if limits else None
+
+    def _master_slrs(self, cu: int, fabric: Fabric) -> list[int]:
+        """The SLR (index in ``fabric``) whose memory takes each AXI master of CU ``cu``:
+        one master per bundle, on the bank of its first pointer (a bank with no SLR
+        stated takes none of the SLRs' budgets)."""
+        assert self.memory is not None
+        names = [r.name for r in fabric.regions]
+        out = []
+        for bundle in self.arch.bundles:
+            first = next(p for p in self.arch.pointers if self.arch.bundle(p) == bundle)
+            slr = self.memory.bank_slr(self.port_bank(cu, first))
+            if slr in names:
+                out.append(names.index(slr))
+        return out
+
+    def _fit(self, cus: int) -> tuple[Fit | None, tuple[str, ...]]:
+        """The fit of ``cus`` CUs and the SLR of each (None, () without fabric figures)."""
+        fits, slrs = self._in_turn
+        return (fits[cus - 1], slrs[:cus]) if fits else (None, ())
+
+    @cached_property
+    def _in_turn(self) -> tuple[list[Fit], tuple[str, ...]]:
+        """The fits of the first 1, 2, ... CUs placed one after the other (as many as rung
+        5 considers, or the spec's N), and the SLR of each. A CU goes to the SLR of its
+        bank where the banks sit in SLRs of their own; else to its memory's SLR while that
+        has room (no SLR crossing), then to the SLR it leaves the most room in. A CU that no SLR could hold even empty spans them all (v++ spreads a
+        kernel too large for one SLR; UG1393 "Assigning Compute Units to SLRs")."""
         memory = self.memory
-        assert memory is not None, "a rung sized by its memory system is placed on one"
+        fabric = memory.fabric if memory is not None else None
+        if memory is None or fabric is None:
+            return [], ()
+        regions = range(len(fabric.regions))
+        cost = self.cost.total
+        used = [Usage() for _ in regions]
+        held = [0] * len(fabric.regions)
+        masters = [0] * len(fabric.regions)
+        placed: list[str] = []
+        fits: list[Fit] = []
+        too_large = all(_share(cost, fabric.budget(r)) > 1.0 for r in regions)
+        local = not memory.shares_one_slr and bool(memory.bank_slrs)
+        names = [r.name for r in fabric.regions]
+        for cu in range(max(MAX_SPREAD_CUS, self.arch.kernel.compute_units)):
+            for r in self._master_slrs(cu, fabric):
+                masters[r] += 1
+            if too_large:
+                used = [u + cost * (1.0 / len(fabric.regions)) for u in used]
+                placed.append(SPANS)
+            else:
+                slr = memory.bank_slr(self.home_bank(cu))
+                home = fabric.index(slr) if slr in names else None
+                if local and home is not None:
+                    choice = home
+                elif home is not None and _share(used[home] + cost, fabric.budget(home)) <= 1:
+                    choice = home  # beside its memory while that SLR has room
+                else:
+                    choice = min(regions, key=lambda r: (
+                        _share(used[r] + cost, fabric.budget(r)), r))
+                used[choice] = used[choice] + cost
+                held[choice] += 1
+                placed.append(fabric.regions[choice].name)
+            fits.append(Fit(fabric, tuple(held), tuple(used), tuple(masters),
+                            (cu + 1) if too_large else 0))
+        return fits, tuple(placed)
+
+    def _sized_cus(self) -> int:
+        """Rung 5's CU count, among the counts up to MAX_SPREAD_CUS that fit the fabric
+        (all of them without fabric figures; 1 when none does, which the build refuses).
+        Each CU's ports on banks of their own, as many CUs as the banks hold their ports
+        (U55C fp32 add, 3 ports on 32 pseudo-channels: 10 CUs, 93.75 % of the roofline),
+        when that count fits and reaches SPREAD_SHARE of the best rate a fitting count
+        reaches; else the fewest fitting CUs that reach the best (U250 add: 4 CUs, one per
+        DDR4 channel and SLR; U55C sum: 16, the 32 HBM AXI interfaces taking two
+        masters each)."""
+        memory = self.memory
+        assert memory is not None, "a rung sized by its platform is placed on one"
         ports = max(1, len(self.arch.traffic_pointers))
-        own = max(1, len(memory.banks) // ports)
+        own = max(1, len(memory.banks) // ports) if memory.shares_one_slr or \
+            self.bank_per_port else len(memory.banks)
+        fitting = [cus for cus in range(1, MAX_SPREAD_CUS + 1) if self._fits(cus)]
+        if not fitting:
+            return 1
         if not memory.limited:
-            return own
+            return max(c for c in fitting if c <= own) if min(fitting) <= own else min(fitting)
 
         def rate(cus: int) -> float:
             return min(float(self.arch.lanes * cus), self.feed_rate(cus) or math.inf)
 
-        rates = {cus: rate(cus) for cus in range(1, MAX_SPREAD_CUS + 1)}
+        rates = {cus: rate(cus) for cus in fitting}
         best = max(rates.values())
-        if rates[min(own, MAX_SPREAD_CUS)] >= SPREAD_SHARE * best:
-            return min(own, MAX_SPREAD_CUS)
+        if own in rates and rates[own] >= SPREAD_SHARE * best:
+            return own
         return min(cus for cus, r in rates.items() if r >= best * (1 - 1e-9))
+
+    def _fits(self, cus: int) -> bool:
+        fit = self._fit(cus)[0]
+        return fit is None or fit.fits
+
+
+def _share(used: Usage, budget: Usage) -> float:
+    """The largest share of any resource of ``budget`` that ``used`` takes (a resource
+    the budget has none of counts only where it is used)."""
+    shares = [u / b if b else (math.inf if u else 0.0)
+              for u, b in zip(used.values(), budget.values(), strict=True)]
+    return max(shares)

@@ -19,7 +19,7 @@ from fpgakern.ladder.memory import DEFAULT_MEMORY, MemorySystem
 from fpgakern.ladder.microarch import Microarchitecture
 from fpgakern.ladder.performance import Performance
 from fpgakern.ladder.placement import Placement
-from fpgakern.ladder.rungs import Rung, rung
+from fpgakern.ladder.rungs import RUNGS, Rung, rung
 from fpgakern.ladder.variant import Variant
 
 
@@ -59,7 +59,7 @@ class Plan:
         """The variant's placement; a rung sized by its memory system (rung 5) with none
         named is placed on the default platform's."""
         memory = self.variant.memory
-        if memory is None and self.rung.spread_ports:
+        if memory is None and self.rung.sized_by_platform:
             memory = DEFAULT_MEMORY
         return Placement(self.arch, memory, self.variant.bank_per_port)
 
@@ -80,3 +80,15 @@ def plan(kernel: Kernel, rung_index: int, dtype_name: str, *,
     when the kernel does not build both (``Variant.check``)."""
     return Plan(kernel, Variant.of(kernel, rung_index, dtype_name, memory=memory,
                                    bank_per_port=bank_per_port))
+
+
+def platform_plan(kernel: Kernel, rung_index: int, dtype_name: str,
+                  memory: MemorySystem, *, bank_per_port: bool = False) -> Plan:
+    """The plan ``fpgakern build`` makes for a platform's memory system: placed on it (its
+    banks, SLRs, fabric and m_axi settings reach every generated file), its bandwidth
+    bounding the rate only at a rung sized by the platform (rung 5); the other rungs
+    run on memory without a bandwidth limit, as their simulation does."""
+    sized = rung(rung_index).sized_by_platform if 0 <= rung_index < len(RUNGS) else False
+    return plan(kernel, rung_index, dtype_name,
+                memory=memory if sized else memory.without_bandwidth(),
+                bank_per_port=bank_per_port)

@@ -45,9 +45,9 @@ class Rung:
     # Beats per burst the HLS kernel asks m_axi for (max_read/write_burst_length); None
     # keeps Vitis HLS's defaults.
     hls_burst: int | None = None
-    # Compute units chosen from the memory system (as many as its banks can feed), each
-    # port that moves data on a bank of its own where there are enough (rung 5).
-    spread_ports: bool = False
+    # Compute units chosen from the platform: as many as its banks feed and its SLRs hold,
+    # within the fabric's margin (rung 5; ``Placement._sized_cus``).
+    sized_by_platform: bool = False
     # Built for a kernel whose spec lists no rungs. A rung that takes the whole card's
     # memory (rung 5) is built on request instead: when a spec lists it, or when asked
     # for by number (--opt 5) of a kernel that builds the rung it replicates
@@ -95,14 +95,15 @@ RUNGS: tuple[Rung, ...] = (
                         "own ports",
             multi_cu=True),
     _VECTORIZED,
-    # The vectorized kernel as many compute units as the platform's banks feed, each
-    # data-moving port on a bank (pseudo-channel) of its own where there are enough.
+    # The vectorized kernel as many compute units as the platform's banks feed and its
+    # SLRs hold: each data-moving port on a pseudo-channel of its own on HBM, each CU on
+    # the DDR bank of its SLR on DDR cards.
     replace(_VECTORIZED, index=5, name="vectorized_multi_cu",
-            summary="the vectorized kernel linked as N compute units, a bank per port, "
-                    "host splits work",
-            rtl_summary="the vectorized kernel; each compute unit is one instance, each "
-                        "port on its own bank",
-            multi_cu=True, spread_ports=True, by_default=False, replicates=4),
+            summary="the vectorized kernel linked as N compute units sized to the card's "
+                    "banks and SLRs, host splits work",
+            rtl_summary="the vectorized kernel; each compute unit is one instance with its "
+                        "own ports and banks",
+            multi_cu=True, sized_by_platform=True, by_default=False, replicates=4),
 )
 LAST_RUNG = RUNGS[-1].index  # rungs are numbered 0..LAST_RUNG
 assert [r.index for r in RUNGS] == list(range(len(RUNGS))), "rungs are numbered in order"

@@ -126,7 +126,11 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
     if not inputs:
         raise UsageError("nothing to link: name at least one kernel or .xo")
     _check_unique_kernels(inputs)
-    inputs = [_for_platform(item, platform) for item in inputs]
+    replaced, before = [], 0
+    for item in inputs:  # each kernel's CUs take the banks after the ones before them
+        replaced.append(_for_platform(item, platform, before, alone=len(inputs) == 1))
+        before += replaced[-1].compute_units
+    inputs = replaced
     merged = LinkConfig()
     notes: list[str] = []
     for item in inputs:
@@ -171,20 +175,42 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
                   streams, merged.other, tuple(notes))
 
 
-def _for_platform(item: LinkInput, platform: Platform) -> LinkInput:
-    """``item`` as linked on ``platform``: a rung whose CU count and port banks follow the
-    memory system (rung 5) is planned again for this platform's banks, and its nk= and
-    per-port sp= replace the build's link.cfg (written for the build's platform)."""
-    if item.plan is None or not item.plan.rung.spread_ports:
+def _for_platform(item: LinkInput, platform: Platform, first_cu: int = 0, *,
+                  alone: bool = True) -> LinkInput:
+    """``item`` as linked on ``platform``: a rung whose placement follows the memory
+    system (a port per pointer from rung 2, replicated CUs at rungs 3 and 5) is planned
+    again for this platform, and its nk=, per-port sp= and per-CU slr= replace the
+    build's link.cfg (written for the build's platform). Its CUs are placed as the
+    ``first_cu``-th and later CUs of the design, so that kernels linked together take
+    the banks in turn; an slr= names the SLR of a CU's bank where banks sit in SLRs of
+    their own, and the plan's own choice where the kernel is linked ``alone``. A plan
+    whose CUs do not fit the platform's SLRs is refused, as ``fpgakern build`` refuses
+    it."""
+    if item.plan is None or not (item.plan.rung.dataflow or item.plan.rung.multi_cu):
         return item
     p = item.plan.placed_on(platform.memory_system())
+    placement = p.placement
+    fit = placement.fit
+    if fit is not None and not fit.fits:
+        raise UsageError(f"{item.origin}: does not fit {platform.name}: "
+                         f"{'; '.join(fit.problems)}")
     name = item.kernel.name
-    nk = Nk(name, p.placement.compute_units, ())
-    sp = tuple(Sp(cu_name, pointer, tag, f"{item.origin} on {platform.name}")
+    where = f"{item.origin} on {platform.name}"
+    nk = Nk(name, placement.compute_units, ())
+    sp = tuple(Sp(cu_name, pointer, tag, where)
                for cu, cu_name in enumerate(nk.cu_names) for pointer in p.arch.pointers
-               if (tag := p.placement.bank_tag(cu, pointer)) is not None)
-    own = replace(item.config, nk=(nk,), sp=sp)
-    return replace(item, compute_units=p.placement.compute_units, config=own, plan=p)
+               if (tag := placement.bank_tag(first_cu + cu, pointer)) is not None)
+    memory = placement.memory
+    slrs: dict[str, str] = {}
+    for cu, cu_name in enumerate(nk.cu_names):
+        own = placement.cu_slr(cu)
+        if alone and own is not None:
+            slrs[cu_name] = own
+        elif memory is not None and not memory.shares_one_slr and memory.bank_slrs:
+            slrs[cu_name] = memory.bank_slr(placement.home_bank(first_cu + cu))
+    slr = tuple(Slr(cu_name, s, where) for cu_name, s in slrs.items() if s)
+    own_config = replace(item.config, nk=(nk,), sp=sp, slr=slr)
+    return replace(item, compute_units=placement.compute_units, config=own_config, plan=p)
 
 
 def _fit_build_config(item: LinkInput, platform: Platform, notes: list[str]) -> LinkConfig:

@@ -15,6 +15,7 @@ from typing import Any
 
 from fpgakern.errors import FpgakernError, SpecError, UsageError
 from fpgakern.ladder import MemorySystem
+from fpgakern.ladder.fabric import RESOURCE_NAMES, Fabric, Region, Usage
 from fpgakern.link.sections import CLOCK_TYPE_IDS, MAX_INTERRUPT_ID, MEM_TYPE_IDS
 from fpgakern.spec import yamlpos
 
@@ -44,6 +45,9 @@ class Bank:
     family: str
     default: bool  # takes CUs whose ports no sp= places
     bandwidth: float | None = None  # bytes/s the bank serves (None: no figure)
+    slr: str = ""  # the SLR the bank sits in or beside ("": not stated)
+    # m_axi settings an HLS port that reads the bank states (HBM: latency, outstanding reads)
+    read_settings: tuple[tuple[str, int], ...] = ()
 
     @property
     def size_kb(self) -> int:
@@ -83,6 +87,7 @@ class Platform:
     resources: dict[str, int]
     source: Path
     kernel_clock: str = "DATA_CLK"  # the clock that drives the CUs' ap_clk
+    fabric: Fabric | None = None  # per-SLR budgets (slr_resources, fit_margin)
 
     @property
     def cu_capacity(self) -> int:
@@ -112,13 +117,17 @@ class Platform:
         return clock.mhz
 
     def memory_system(self) -> MemorySystem:
-        """The default banks with their bytes per kernel cycle, for the ladder's port
-        placement and bandwidth-bounded ideals and for the simulation's memory model."""
+        """The default banks with their bytes per kernel cycle, size, SLR and m_axi
+        settings, and the fabric's per-SLR budget: for the ladder's port placement,
+        resource fit and bandwidth-bounded ideals, for the generated link configs and
+        kernels, and for the simulation's memory model."""
         banks = self.default_banks
         return MemorySystem(
             self.name, tuple(b.tag for b in banks),
             tuple(b.bytes_per_cycle(self.kernel_mhz) for b in banks),
-            float(self.kernel_mhz))
+            float(self.kernel_mhz), self.vitis_platform, tuple(b.size for b in banks),
+            tuple(b.slr for b in banks) if any(b.slr for b in banks) else (),
+            banks[0].read_settings if banks else (), self.fabric)
 
     def resolve_banks(self, ref: str) -> tuple[Bank, ...]:
         """The banks an sp= target names: ``DDR[0]``, ``HBM[0:3]``, a tag, or ``PLRAM3``."""
@@ -224,6 +233,7 @@ def _from_doc(doc: yamlpos.Located) -> Platform:
             raise doc.error(key, f"expected {getattr(kind, '__name__', kind)}", *path, key)
         return src[key]
 
+    declared_slrs = tuple(str(s) for s in v.get("slrs") or ())
     banks: list[Bank] = []
     for i, group in enumerate(need("memories", list)):
         if not isinstance(group, dict):
@@ -247,12 +257,15 @@ def _from_doc(doc: yamlpos.Located) -> Platform:
         else:
             family = need("family", str, group, "memories", i)
             tags = [f"{family}[{n}]" for n in range(int(group.get("count", 1)))]
+        slrs = _bank_slrs(doc, group, i, len(tags), declared_slrs)
+        settings = _read_settings(doc, group, i)
         for n, tag in enumerate(tags):
             if len(tag.encode()) > 15:
                 raise doc.error("memories", f"tag {tag!r} is longer than m_tag's 15 bytes",
                                 "memories", i)
             banks.append(Bank(len(banks), tag, MEM_TYPE_IDS[type_name], size, base + n * stride,
-                              family or tag, bool(group.get("default", False)), bandwidth))
+                              family or tag, bool(group.get("default", False)), bandwidth,
+                              slrs[n], settings))
     clocks = []
     for i, c in enumerate(need("clocks", list)):
         if c.get("type") not in CLOCK_TYPE_IDS:
@@ -276,8 +289,75 @@ def _from_doc(doc: yamlpos.Located) -> Platform:
         cu_window=int(need("window", int, cu, "cu_address")),
         max_compute_units=int(need("max_compute_units", int)),
         max_ports_per_bank=int(need("max_ports_per_bank", int)),
-        slrs=tuple(str(s) for s in v.get("slrs") or ()), banks=tuple(banks),
+        slrs=declared_slrs, banks=tuple(banks),
         resources={k: int(x) for k, x in (v.get("resources") or {}).items()},
         source=doc.file,
         kernel_clock=kernel_clock,
+        fabric=_fabric(doc, declared_slrs),
     )
+
+
+# The m_axi settings a platform file may give a memory for the ports that read it.
+READ_SETTINGS = ("latency", "num_read_outstanding")
+
+
+def _bank_slrs(doc: yamlpos.Located, group: dict, i: int, count: int,
+               declared: tuple[str, ...]) -> list[str]:
+    """The SLR of each of a memory entry's banks: ``slr: SLR0`` for all of them, ``slrs:
+    [SLR0, SLR1]`` one each, or none stated."""
+    if "slr" in group and "slrs" in group:
+        raise doc.error("memories", "give slr (every bank) or slrs (one per bank), not both",
+                        "memories", i)
+    if "slrs" in group:
+        slrs = group["slrs"]
+        if not isinstance(slrs, list) or len(slrs) != count:
+            raise doc.error("memories", f"slrs must list one SLR for each of the {count} "
+                            "banks", "memories", i, "slrs")
+        named = [str(s) for s in slrs]
+    else:
+        named = [str(group["slr"])] * count if "slr" in group else [""] * count
+    for name in named:
+        if name and name not in declared:
+            raise doc.error("memories", f"{name!r} is not one of the platform's slrs "
+                            f"({', '.join(declared) or 'none'})", "memories", i)
+    return named
+
+
+def _read_settings(doc: yamlpos.Located, group: dict, i: int) -> tuple[tuple[str, int], ...]:
+    settings = group.get("m_axi") or {}
+    if not isinstance(settings, dict):
+        raise doc.error("memories", "m_axi must be a mapping such as {latency: 300}",
+                        "memories", i, "m_axi")
+    out = []
+    for key, value in settings.items():
+        if key not in READ_SETTINGS or not isinstance(value, int) or value < 1:
+            raise doc.error("memories", f"m_axi {key}: {value!r}: give a positive number "
+                            f"for one of {', '.join(READ_SETTINGS)}", "memories", i, "m_axi")
+        out.append((str(key), value))
+    return tuple(out)
+
+
+def _fabric(doc: yamlpos.Located, declared: tuple[str, ...]) -> Fabric | None:
+    """The per-SLR budgets (``slr_resources``, ``fit_margin``), None without figures."""
+    v = doc.value
+    table = v.get("slr_resources")
+    if table is None:
+        return None
+    if not isinstance(table, dict) or list(table) != list(declared):
+        raise doc.error("slr_resources", "give one entry for each of the platform's slrs, "
+                        f"in order ({', '.join(declared) or 'none declared'})",
+                        "slr_resources")
+    regions = []
+    for name, figures in table.items():
+        wanted = (*RESOURCE_NAMES, "AXI")
+        if not isinstance(figures, dict) or set(figures) != set(wanted) or not all(
+                isinstance(x, int) and x >= 0 for x in figures.values()):
+            raise doc.error("slr_resources", f"{name}: give whole numbers for "
+                            f"{', '.join(wanted)}", "slr_resources", name)
+        regions.append(Region(str(name), Usage(*(float(figures[k]) for k in RESOURCE_NAMES)),
+                              figures["AXI"]))
+    margin = v.get("fit_margin", 1.0)
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < margin <= 1:
+        raise doc.error("fit_margin", "give the share of each SLR kernels may take, "
+                        "above 0 and at most 1 (0.8: 80 %)", "fit_margin")
+    return Fabric(tuple(regions), float(margin))

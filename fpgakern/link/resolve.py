@@ -109,7 +109,7 @@ def library_inputs(build_root: Path) -> tuple[list[LinkInput], list[str]]:
         if variant is None:
             continue
         category, kernel, rung, dtype = variant
-        if rung >= len(RUNGS) or RUNGS[rung].spread_ports:
+        if rung >= len(RUNGS) or RUNGS[rung].sized_by_platform:
             continue  # rung 5 takes the card's memory for one kernel: never in a library
         if path.stem != _built_top(path.parent, path.stem):
             continue  # left by a build before the spec's top: changed

@@ -52,7 +52,7 @@ def _chosen(result: BuildResult) -> tuple[Choice, list[str]]:
             continue
         path = xo_task.folder / xo_task.outcome.files[0] if xo_task.outcome else None
         key = (variant.kernel, variant.dtype)
-        if tasks[0].plan.rung.spread_ports:
+        if tasks[0].plan.rung.sized_by_platform:
             continue  # rung 5 takes the card's memory for one kernel: never in a library
         if path and (key not in best or variant.rung > best[key][0]):
             best[key] = (variant.rung, path, tasks[0].plan)

@@ -157,6 +157,17 @@ def scalar_bits(value: object, plan: Plan, name: str, where: str) -> int:
     return ivalue & 0xFFFF_FFFF
 
 
+def check_share(plan: Plan, compute_units: int, elements: int) -> None:
+    """UsageError, one line, when each CU's share of ``elements`` is more than one of its
+    ports' banks holds (``Placement.share_limit``), as the generated C++ host refuses it."""
+    limit = plan.placement.share_limit
+    if limit is not None and elements > limit[0]:
+        most, size, tag = limit
+        raise UsageError(f"each of the {compute_units} compute units' shares of {elements} "
+                         f"elements takes more than one memory bank holds for a port "
+                         f"({tag}, {size >> 20} MiB): at most {most} elements a CU")
+
+
 def prepare(plan: Plan, compute_units: int, arrays: list[Input],
             scalars: dict[str, int]) -> Prepared:
     """Pad the inputs into whole words and split them over the CUs."""
@@ -165,6 +176,7 @@ def prepare(plan: Plan, compute_units: int, arrays: list[Input],
     if n >= 2**31:
         raise UsageError(f"{n} elements: the kernel's n register is a 32-bit int")
     words = math.ceil(n / lanes)
+    check_share(plan, compute_units, math.ceil(words / compute_units) * lanes if words else 0)
     uploads: list[int] = []
     padded = [laid_out(a, words * lanes, plan.dtype.numpy, uploads) for a in arrays]
     reduction = plan.kernel.is_reduction

@@ -15,7 +15,7 @@ Each variant is generated the way ``fpgakern build`` generates it: the build's o
 build tree uses (``build/<category>/<kernel>/opt<N>/<dtype>/``):
 
 * every file rendered for the variant, in full: ``<top>.cpp``, ``<top>_tb.cpp``,
-  ``link.cfg`` (rung 3), ``host/*``, ``rtl/<top>.sv``, ``rtl/<top>_datapath.sv``,
+  ``link.cfg`` (from rung 2), ``host/*``, ``rtl/<top>.sv``, ``rtl/<top>_datapath.sv``,
   ``rtl/filelist.f``;
 * ``SHA256SUMS``: the files the build copies unchanged from fpgakern's own sources (the
   RTL support and operator modules, ``fpgakern_ops.h``), by hash (``sha256sum -c``
@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fpgakern import ladder, paths
+from fpgakern.link import platforms
 from fpgakern.orchestrate.scheduler import spec_texts
 from fpgakern.orchestrate.step import StepOutcome
 from fpgakern.orchestrate.worker import StepJob, run_job
@@ -96,7 +97,10 @@ def library(variant: Variant) -> Library:
 
 def _built_files(variant: Variant) -> dict[str, bytes]:
     """The variant's build-tree files after the generating steps, by relative path."""
-    plan = ladder.plan(library(variant).get(variant.kernel), variant.rung, variant.dtype)
+    # Placed on the default platform, as `fpgakern build` places every variant.
+    memory = platforms.load(platforms.DEFAULT).memory_system()
+    plan = ladder.platform_plan(library(variant).get(variant.kernel), variant.rung,
+                                variant.dtype, memory)
     specs = spec_texts(plan)
     files: dict[str, bytes] = {}
     outcomes: dict[str, StepOutcome] = {}

@@ -15,7 +15,8 @@ LIBRARY = Library(paths.specs_dir())
 
 @pytest.mark.parametrize(("platform", "cus", "first", "last"), [
     ("u55c", 10, ("HBM[0]", "HBM[1]", "HBM[2]"), ("HBM[27]", "HBM[28]", "HBM[29]")),
-    ("u250", 4, ("DDR[0]", "DDR[1]", "DDR[2]"), ("DDR[1]", "DDR[2]", "DDR[3]")),
+    # DDR: each CU's ports on the bank of its SLR (issue 29, item 5), not spread over SLRs.
+    ("u250", 4, ("DDR[0]", "DDR[0]", "DDR[0]"), ("DDR[3]", "DDR[3]", "DDR[3]")),
 ])
 def test_rung5_links_a_bank_per_port_for_its_platform(tmp_path, platform, cus, first, last):
     inputs = resolve.resolve(["binary_ops/add@opt5"], LIBRARY, tmp_path)
@@ -69,7 +70,12 @@ def test_show_link_config_follows_the_flags():
 
     code, text = show("--opt", "5", "--platform", "u250")
     assert code == 0 and "nk=add_f32:4" in text and text.count("\nsp=") == 12
-    code, text = show("--opt", "4")
-    assert code == 2 and "3 (multi_cu), 5 (vectorized_multi_cu)" in text
-    code, text = show("--opt", "4", "--bank-per-port", "--platform", "u55c")
+    assert text.count("\nslr=") == 4
+    code, text = show("--opt", "1")
+    assert code == 2 and "one CU with one port" in text
+    code, text = show("--opt", "4")  # HBM: a pseudo-channel per port, asked or not
     assert code == 0 and "nk=add_f32:1" in text and "sp=add_f32_1.b:HBM[1]" in text
+    code, text = show("--opt", "4", "--platform", "u250")
+    assert code == 0 and "sp=add_f32_1.b:DDR[0]" in text
+    code, text = show("--opt", "4", "--bank-per-port", "--platform", "u250")
+    assert code == 0 and "sp=add_f32_1.b:DDR[1]" in text

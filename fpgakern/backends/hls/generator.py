@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
 from fpgakern import paths
 from fpgakern.backends import templates
@@ -26,32 +25,12 @@ class HlsSources:
     kernel: Path  # <top>.cpp: the Vitis HLS kernel
     testbench: Path  # <top>_tb.cpp: C simulation driver, the host's part in emulation
     headers: tuple[Path, ...]
-    link_config: Path | None  # rung 3: v++ --config with nk= and sp=
+    link_config: Path | None  # v++ --config: nk=, sp= per port, slr= per CU
 
     @property
     def kernel_sources(self) -> tuple[Path, ...]:
         """What a Vitis compile (v++ -c) needs: the kernel and its headers."""
         return (self.kernel, *self.headers)
-
-
-class _Bank(Protocol):
-    @property
-    def tag(self) -> str: ...
-
-
-class LinkPlatform(Protocol):
-    """What rung 3's link.cfg reads of a platform (``fpgakern.link.platforms.Platform``):
-    its names and the bank each compute unit takes."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def vitis_platform(self) -> str: ...
-
-    def cu_bank(self, index: int) -> _Bank: ...
-
-    def memory_system(self) -> MemorySystem: ...
 
 
 def templates_dir() -> Path:
@@ -110,24 +89,35 @@ def render_kernel(plan: Plan) -> str:
     return render_template(plan, "kernel.cpp.j2")
 
 
-def render_link_config(plan: Plan, platform: LinkPlatform) -> str:
-    """Rung 3's v++ link config for ``platform``: one bank per compute unit, from the
-    platform file (the bank the linker's default placement would give it)."""
-    per_port = plan.rung.spread_ports or plan.placement.bank_per_port
-    if per_port:
-        # A bank per port, from the platform's banks (rung 5's CU count follows them).
-        plan = plan.placed_on(platform.memory_system())
+def render_link_config(plan: Plan, memory: MemorySystem | None = None) -> str:
+    """The plan's v++ link config for a platform's memory system (the plan's own unless
+    ``memory`` names another): nk= with its CU count, an sp= per port on the bank its
+    placement gives it, an slr= per CU where the platform states SLRs
+    (``Placement.cu_slr``)."""
+    if memory is not None and memory != plan.placement.memory:
+        plan = plan.placed_on(memory)
     placement = plan.placement
-    banks = [platform.cu_bank(cu).tag for cu in range(placement.compute_units)]
-    port_banks = {(cu, p): placement.bank_tag(cu, p) for cu in range(placement.compute_units)
-                  for p in plan.arch.pointers} if per_port else {}
+    if placement.memory is None:
+        raise ValueError(f"{plan.variant}: a link config names a platform's banks; the "
+                         "plan is placed on none")
+    cus = range(placement.compute_units)
+    port_banks = {(cu, p): placement.bank_tag(cu, p) for cu in cus for p in plan.arch.pointers}
+    slrs = {cu: slr for cu in cus if (slr := placement.cu_slr(cu)) is not None}
     return templates.render(templates_dir(), plan.kernel.kind, "link.cfg.j2", **context(plan),
-                            platform=platform, cu_banks=banks, port_banks=port_banks)
+                            memory=placement.memory, port_banks=port_banks, slrs=slrs,
+                            fit=placement.fit)
+
+
+def writes_link_config(plan: Plan) -> bool:
+    """Whether the build writes the plan a link config: where its placement is not v++'s
+    default (every port of one CU on one bank), from rung 2 (a port per pointer) and
+    wherever compute units are replicated."""
+    return plan.rung.dataflow or plan.rung.multi_cu
 
 
 def sources_in(plan: Plan, folder: Path) -> HlsSources:
     """Where :func:`generate` puts the plan's files in ``folder``."""
-    config = folder / "link.cfg" if plan.rung.multi_cu else None
+    config = folder / "link.cfg" if writes_link_config(plan) else None
     headers: tuple[str, ...] = KERNEL_HEADERS
     if plan.kernel.kind == "transform":  # and its twiddle tables (spectral.py)
         headers = (*headers, spectral.twiddle_header_name(plan.top))
@@ -135,31 +125,33 @@ def sources_in(plan: Plan, folder: Path) -> HlsSources:
                       tuple(folder / name for name in headers), config)
 
 
-def render(plan: Plan, platform: LinkPlatform | None = None) -> dict[str, str]:
+def render(plan: Plan) -> dict[str, str]:
     """The plan's HLS files (file name -> text), without touching disk: the kernel, its
-    testbench, the headers it includes and, where the rung links with a config, link.cfg
-    for ``platform`` (none without one)."""
+    testbench, the headers it includes and, where the rung links with a config and the
+    plan is placed on a platform's memory system, link.cfg for that platform."""
     if plan.kernel.transform is not None:
+        settings = plan.placement.port_settings(plan.kernel.inputs[0])
         files = spectral.render_spectral(plan.top, plan.kernel.transform, plan.rung.index,
                                          lanes=plan.arch.lanes,
                                          compute_units=plan.placement.compute_units,
-                                         stream_depth=plan.arch.stream_depth)
+                                         stream_depth=plan.arch.stream_depth,
+                                         read_settings=settings)
     else:
         files = {f"{plan.top}.cpp": render_template(plan, "kernel.cpp.j2"),
                  f"{plan.top}_tb.cpp": render_template(plan, "testbench.cpp.j2")}
         for header in KERNEL_HEADERS:
             files[header] = (templates_dir() / "include" / header).read_text(encoding="utf-8")
-    if sources_in(plan, Path()).link_config is not None and platform is not None:
-        files["link.cfg"] = render_link_config(plan, platform)
+    if writes_link_config(plan) and plan.placement.memory is not None:
+        files["link.cfg"] = render_link_config(plan)
     return files
 
 
-def generate(plan: Plan, out_dir: Path, platform: LinkPlatform | None = None) -> HlsSources:
-    """Write what :func:`render` makes into ``out_dir`` and return where it is. Rung 3's
-    link.cfg names a platform's banks: it is written for ``platform``, and left out
+def generate(plan: Plan, out_dir: Path) -> HlsSources:
+    """Write what :func:`render` makes into ``out_dir`` and return where it is. link.cfg
+    names a platform's banks: it is written for the plan's memory system, and left out
     without one."""
     out = sources_in(plan, out_dir)
-    if platform is None:
+    if plan.placement.memory is None:
         out = replace(out, link_config=None)
-    write(render(plan, platform), out_dir)
+    write(render(plan), out_dir)
     return out

@@ -135,8 +135,10 @@ def twiddle_header(top: str, rung: int, max_n: int = fft.MAX_FFT) -> str:
 
 
 def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
-            stream_depth: int, compute_units: int, cosim_rows: int) -> dict[str, Any]:
-    """What the spectral templates read."""
+            stream_depth: int, compute_units: int, cosim_rows: int,
+            read_settings: tuple[tuple[str, int], ...] = ()) -> dict[str, Any]:
+    """What the spectral templates read. ``read_settings``: the m_axi settings the input
+    port states where it has a bundle of its own (HBM's latency, outstanding reads)."""
     kind = _transform(transform)
     if not (top.isascii() and top.isidentifier()):
         raise ValueError(f"top {top!r} is not a C identifier")
@@ -193,6 +195,7 @@ def context(top: str, transform: str, rung: int, *, lanes: int, max_n: int,
         "burst": BURST,
         "wide_burst": WIDE_BURST,
         "twiddles": twiddle_header_name(top),
+        "read_settings": read_settings,
         "version": __version__,
         # The ping-pong buffers' true dependence distances (backends.hls.dependence).
         "reorder_distances": (dependence.reorder_words(kind, max_n) if rung == 4
@@ -212,7 +215,8 @@ def pointer_types(transform: str, rung: int) -> tuple[str, str]:
 
 def render_spectral(top: str, transform: str, rung: int, *, lanes: int | None = None,
                     max_n: int = fft.MAX_FFT, stream_depth: int = 8,
-                    compute_units: int = 4, cosim_rows: int = 4) -> dict[str, str]:
+                    compute_units: int = 4, cosim_rows: int = 4,
+                    read_settings: tuple[tuple[str, int], ...] = ()) -> dict[str, str]:
     """The HLS files of a spectral kernel (file name -> text): ``<top>.cpp`` (the Vitis
     HLS kernel), ``<top>_tb.cpp`` (its C-simulation testbench), ``<top>_twiddles.h``
     (its twiddle tables) and ``fpgakern_ops.h``.
@@ -223,11 +227,13 @@ def render_spectral(top: str, transform: str, rung: int, *, lanes: int | None = 
     elements a port word carries (8 at rung 4, 1 below; None picks it). ``max_n``: the
     longest transform the kernel takes (its on-chip buffers and tables). ``stream_depth``:
     the depth of the dataflow streams. ``cosim_rows``: rows of max_n points the m_axi
-    ports' depth= covers (Vitis cosim only)."""
+    ports' depth= covers (Vitis cosim only). ``read_settings``: the input port's m_axi
+    settings for the memory it reads (``Placement.port_settings``)."""
     if lanes is None:
         lanes = COMPLEX_LANES if rung == 4 else 1
     ctx = context(top, transform, rung, lanes=lanes, max_n=max_n, stream_depth=stream_depth,
-                  compute_units=compute_units, cosim_rows=cosim_rows)
+                  compute_units=compute_units, cosim_rows=cosim_rows,
+                  read_settings=read_settings)
     env = templates.environment(paths.data_dir("hls_templates"))
     include = paths.data_dir("hls_templates") / "include" / "fpgakern_ops.h"
     return {

@@ -123,6 +123,7 @@ def context(plan: Plan) -> dict[str, object]:
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
         "picks": None, "R": view.R, "out_dtype": plan.arch.pointer_dtype(kernel.output),
     }
+    ctx.update(_share_limit(plan))
     if kernel.kind in SHAPED_KINDS:
         ctx.update(_shaped_context(kernel))
     if kernel.transform is not None:
@@ -146,6 +147,16 @@ def context(plan: Plan) -> dict[str, object]:
         ctx["host_finish"] = reduction.finish if plan.arch.finish is None else None
         ctx["empty_finish"] = reduction.finish
     return ctx
+
+
+def _share_limit(plan: Plan) -> dict[str, object]:
+    """The most elements one CU's share may hold (``Placement.share_limit``), and its
+    bank for the message; None where the plan gives no limit."""
+    limit = plan.placement.share_limit
+    if limit is None:
+        return {"share_limit": None}
+    elements, size, tag = limit
+    return {"share_limit": elements, "share_bank": f"{tag}, {size >> 20} MiB"}
 
 
 def _shaped_context(kernel: Kernel) -> dict[str, object]:

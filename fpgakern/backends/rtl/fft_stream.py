@@ -40,17 +40,13 @@ class StreamArch:
     out_fifo_depth: int  # beats in front of the write engine
 
 
-def _pow2_at_least(value: int) -> int:
-    return 1 << max(1, (value - 1).bit_length())
-
-
 def arch_of(plan: Plan) -> StreamArch:
     rung = plan.rung
     return StreamArch(
         read_burst=plan.arch.read_burst, read_outstanding=rung.read_outstanding,
         write_burst=plan.arch.write_burst, write_outstanding=rung.write_outstanding,
-        in_fifo_depth=rung.input_fifo_bursts * plan.arch.read_burst,
-        out_fifo_depth=_pow2_at_least(rung.output_fifo_bursts * plan.arch.write_burst + 8),
+        in_fifo_depth=plan.arch.in_fifo_beats,
+        out_fifo_depth=plan.arch.out_fifo_beats(0),
     )
 
 

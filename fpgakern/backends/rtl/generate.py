@@ -58,9 +58,8 @@ def microarch(plan: Plan, latency: int) -> Microarch:
             write_burst=plan.arch.write_burst,
             read_outstanding=rung.read_outstanding,
             write_outstanding=rung.write_outstanding,
-            in_fifo_depth=rung.input_fifo_bursts * plan.arch.read_burst,
-            out_fifo_depth=_pow2_at_least(rung.output_fifo_bursts * plan.arch.write_burst
-                                          + latency + 8),
+            in_fifo_depth=plan.arch.in_fifo_beats,
+            out_fifo_depth=plan.arch.out_fifo_beats(latency),
         )
     # The sequential rungs, phase after phase: each input's phase is burst into its buffer,
     # then computed into the output FIFO while the write engine bursts it out.

@@ -5,6 +5,8 @@ Yosys's SystemVerilog frontend, synthesises with ``synth_xilinx -family xcup -fl
 -noiopad`` and counts cells by kind: LUTs, flip-flops, DSP48E2 slices, block RAM (in
 BRAM36 equivalents, RAMB18 counting half) and CARRY8 chains. These are synthesis
 estimates without place and route or timing, good for comparing rungs and kernels.
+Results are cached by content (the sources, the script and Yosys's version) under
+``cache_dir()/yosys-estimates/``: a second estimate of unchanged RTL costs nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from pathlib import Path
 from fpgakern.backends.rtl.generate import generate
 from fpgakern.errors import ToolError
 from fpgakern.ladder import Plan
+from fpgakern.paths import cache_dir
 from fpgakern.tools import yosys
+from fpgakern.tools.cache import key_of
 
 _KINDS: dict[str, tuple[str, float]] = {}  # cell type -> (resource, weight)
 for cell in ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6", "LUT6_2"):
@@ -68,10 +72,20 @@ def estimate(plan: Plan, timeout: float = 1800) -> dict[str, float]:
             (work / path.name).write_bytes(path.read_bytes())
             names.append(path.name)
         json_out = work / "stat.json"
-        (work / "synth.ys").write_text(script(names, rtl.top, json_out.name))
+        text = script(names, rtl.top, json_out.name)
+        key = key_of(text, str(yosys.version()), *((work / n).read_bytes() for n in names))
+        cached = cache_dir() / "yosys-estimates" / f"{rtl.top}-{key}.json"
+        if cached.is_file():
+            return dict(json.loads(cached.read_text()))
+        (work / "synth.ys").write_text(text)
         done = yosys.run_script(work, "synth.ys", timeout=timeout, what=plan.top)
         if done.returncode != 0 or not json_out.exists():
             lines = (done.stderr or done.stdout).strip().splitlines()
             errors = [line for line in lines if re.search(r"error", line, re.IGNORECASE)]
             raise ToolError(f"yosys failed on {plan.top}: {(errors or lines or ['?'])[-1]}")
-        return count(json.loads(json_out.read_text()))
+        totals = count(json.loads(json_out.read_text()))
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(".tmp")
+        partial.write_text(json.dumps(totals))
+        partial.replace(cached)  # whole or absent: never half a file
+        return totals

@@ -260,7 +260,8 @@ def simulate(
     variant, placement, performance = p.variant, p.placement, p.performance
     result = SimResult(variant.kernel, variant.rung, variant.dtype, size, memory, passed=None,
                        ideal_elements_per_cycle=performance.ideal_elements_per_cycle,
-                       platform=placement.memory.platform if placement.memory else None,
+                       platform=(placement.memory.platform
+                                 if placement.memory and placement.memory.limited else None),
                        bank_per_port=placement.bank_per_port,
                        compute_units=placement.compute_units,
                        compute_elements_per_cycle=performance.compute_elements_per_cycle,
@@ -320,9 +321,10 @@ def testbench_job(p: Plan, **options: Any) -> dict[str, Any]:
 def bank_placement(p: Plan) -> tuple[list[float], dict[str, int]] | None:
     """The fast memory model's banks for ``p``: each bank's bytes per cycle (0: no limit)
     and each port's bank, by its name in the model (``cu0.gmem1``); None without a memory
-    system."""
+    system with bandwidth figures (a build's rungs below 5 are placed on the platform for
+    their generated files, and simulated without a bandwidth limit)."""
     placement = p.placement
-    if placement.memory is None:
+    if placement.memory is None or not placement.memory.limited:
         return None
     banks = {f"cu{cu}.{p.arch.bundle(pointer)}": placement.port_bank(cu, pointer)
              for cu in range(placement.compute_units) for pointer in p.arch.pointers}

@@ -67,8 +67,8 @@ extern "C" void add_f32(
     word_t* out,
     float alpha,
     int n) {
-#pragma HLS INTERFACE m_axi port=a offset=slave bundle=gmem0 depth=256 max_read_burst_length=64 max_write_burst_length=64
-#pragma HLS INTERFACE m_axi port=b offset=slave bundle=gmem1 depth=256 max_read_burst_length=64 max_write_burst_length=64
+#pragma HLS INTERFACE m_axi port=a offset=slave bundle=gmem0 depth=256 max_read_burst_length=64 max_write_burst_length=64 latency=300 num_read_outstanding=64
+#pragma HLS INTERFACE m_axi port=b offset=slave bundle=gmem1 depth=256 max_read_burst_length=64 max_write_burst_length=64 latency=300 num_read_outstanding=64
 #pragma HLS INTERFACE m_axi port=out offset=slave bundle=gmem2 depth=256 max_read_burst_length=64 max_write_burst_length=64
 #pragma HLS INTERFACE s_axilite port=alpha
 #pragma HLS INTERFACE s_axilite port=n

@@ -71,7 +71,7 @@ extern "C" void max_i32(
     const int32_t* x,
     int32_t* out,
     int n) {
-#pragma HLS INTERFACE m_axi port=x offset=slave bundle=gmem0 depth=4096
+#pragma HLS INTERFACE m_axi port=x offset=slave bundle=gmem0 depth=4096 latency=300 num_read_outstanding=64
 #pragma HLS INTERFACE m_axi port=out offset=slave bundle=gmem1 depth=1
 #pragma HLS INTERFACE s_axilite port=n
 #pragma HLS INTERFACE s_axilite port=return

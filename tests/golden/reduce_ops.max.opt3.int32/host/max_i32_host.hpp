@@ -48,6 +48,11 @@ class max_i32_host {
         const std::size_t words = (n + lanes - 1) / lanes;
         const std::size_t units = kernels_.size();
         const std::size_t share = (words + units - 1) / units;
+        if (share * lanes > 134217728u) {
+            error_ = "each of the " + std::to_string(units) + " compute units' shares of " +
+                     std::to_string(share * lanes) + " elements takes more than one memory bank holds for a port (HBM[0], 512 MiB): at most 134217728 elements a CU";
+            return Status::bad_arguments;
+        }
         struct Job {
             xrt::run run;
             xrt::bo out;
