@@ -80,9 +80,9 @@ def memory_usage(memory: OnChipMemory) -> Usage:
         return Usage(uram=blocks * memory.copies)
     if storage != "bram":
         return Usage()
-    blocks = min(math.ceil(memory.words / words) * math.ceil(memory.bits / bits) * weight
-                 for words, bits, weight in _BRAM_SHAPES)
-    return Usage(bram=blocks * memory.copies)
+    bram = min(math.ceil(memory.words / words) * math.ceil(memory.bits / bits) * weight
+               for words, bits, weight in _BRAM_SHAPES)
+    return Usage(bram=bram * memory.copies)
 
 
 @dataclass(frozen=True)

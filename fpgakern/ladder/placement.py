@@ -168,8 +168,9 @@ class Placement:
         """The fits of the first 1, 2, ... CUs placed one after the other (as many as rung
         5 considers, or the spec's N), and the SLR of each. A CU goes to the SLR of its
         bank where the banks sit in SLRs of their own; else to its memory's SLR while that
-        has room (no SLR crossing), then to the SLR it leaves the most room in. A CU that no SLR could hold even empty spans them all (v++ spreads a
-        kernel too large for one SLR; UG1393 "Assigning Compute Units to SLRs")."""
+        has room (no SLR crossing), then to the SLR it leaves the most room in. A CU that
+        no SLR could hold even empty spans them all (v++ spreads a kernel too large for
+        one SLR; UG1393 "Assigning Compute Units to SLRs")."""
         memory = self.memory
         fabric = memory.fabric if memory is not None else None
         if memory is None or fabric is None:
