@@ -235,3 +235,65 @@ def test_a_library_link_skips_an_old_tops_files(project):
     assert not skipped
     assert sorted(i.kernel.name for i in inputs) == ["vadd", "vmul", "vmul_int"]
     assert [Path(i.xo).name for i in inputs if i.kernel.name == "vadd"] == ["vadd.xo"]
+
+
+def test_a_relink_rewrites_the_emulation_files(project, tmp_path):
+    """Relinking vadd into the same file with another CU count (and then for another
+    platform) rewrites fpgakern_emu.cfg and emconfig.json from the new link: the config
+    names the new xclbin's UUID, the host runs on it, and the earlier link's config put
+    back beside the new xclbin is refused rather than run."""
+    from fpgakern.runtime import emu
+
+    folder = tmp_path / "relink"
+    folder.mkdir()
+    image, config, emconfig = (folder / "vadd.xclbin", folder / emu.CONFIG_NAME,
+                               folder / emu.EMCONFIG_NAME)
+    two_cus = tmp_path / "two.cfg"
+    two_cus.write_text("[connectivity]\nnk=vadd:2\n")
+
+    def link(platform: str, *extra: str) -> str:
+        code, output = cli("link", "hello/vadd@opt2", "-p", platform, "-t", "sw_emu",
+                           "-o", str(image), *extra, "--specs", str(project / "kernel_specs"),
+                           "--build-dir", str(project / "build"))
+        assert code == 0, output
+        assert f"wrote {config}" in output and str(emconfig) in output
+        return output
+
+    def stamped() -> str:
+        return next(line.split()[1] for line in config.read_text().splitlines()
+                    if line.startswith("xclbin "))
+
+    program = emu.compile_host(HELLO_HOST, tmp_path / "hello")
+    env = dict(os.environ, XCL_EMULATION_MODE="sw_emu")
+    env.pop("FPGAKERN_EMU_CONFIG", None)
+    env.pop("EMCONFIG_PATH", None)
+
+    def run_host() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(program), str(image)], capture_output=True, text=True,
+                              env=env, cwd=folder, timeout=300)
+
+    output = link("u250")
+    assert "vadd:vadd_1" in output and "vadd_2" not in output
+    first, first_config = stamped(), config.read_text()
+    assert first == str(emu.xclbin_uuid(image))
+    assert "TEST PASSED" in run_host().stdout
+
+    output = link("u250", "--config", str(two_cus))
+    assert "vadd:vadd_1" in output and "vadd:vadd_2" in output
+    second = stamped()
+    assert second == str(emu.xclbin_uuid(image)) != first
+    assert "TEST PASSED" in run_host().stdout
+
+    config.write_text(first_config)  # the earlier link's config beside the new xclbin
+    stale = run_host()
+    assert stale.returncode != 0
+    assert f"was prepared for another link (xclbin UUID {first})" in stale.stderr
+    assert f"(UUID {second})" in stale.stderr
+
+    assert json.loads(emconfig.read_text())["Platform"]["Boards"][0]["Devices"][0]["Name"] \
+        == platforms.load("u250").vbnv
+    link("u55c")
+    assert json.loads(emconfig.read_text())["Platform"]["Boards"][0]["Devices"][0]["Name"] \
+        == platforms.load("u55c").vbnv
+    assert stamped() == str(emu.xclbin_uuid(image))
+    assert "TEST PASSED" in run_host().stdout

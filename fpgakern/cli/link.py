@@ -13,6 +13,7 @@ from fpgakern import paths
 from fpgakern.cli._common import console, err_console, load_library, specs_option
 from fpgakern.errors import UsageError, display_path
 from fpgakern.link import config, linker, platforms, repro, resolve, vitis, xclbin
+from fpgakern.runtime import emu, models
 from fpgakern.tools import vitis as tools_vitis
 from fpgakern.util.files import write_bytes_atomic
 from fpgakern.util.text import plural
@@ -103,6 +104,19 @@ def command(kernels: tuple[str, ...], platform_name: str, configs: tuple[Path, .
                   f"on {platform.name}, {target}. "
                   f"{flow}open flow, metadata only (no bitstream; --toolchain vitis runs v++)",
                   soft_wrap=True)  # one line in a log, whatever the console's width
+    if target in models.TARGETS:
+        _write_emulation_files(output, target, platform, specs, build_root)
+
+
+def _write_emulation_files(xclbin_path: Path, target: str, platform: platforms.Platform,
+                           specs: Path | None, build_root: Path) -> None:
+    """What a host needs beside an emulation link, written from this link (never left
+    from an earlier one with the same name): fpgakern_emu.cfg (the models, stamped with
+    the new xclbin's UUID) and emconfig.json (emconfigutil's, for the platform)."""
+    config_path = emu.prepare(xclbin_path, (target,), specs=specs, build_root=build_root)
+    emconfig = emu.write_emconfig(xclbin_path.parent, platform.vbnv)
+    console.print(f"wrote {display_path(config_path)} ({target} models) and "
+                  f"{display_path(emconfig)} ({platform.vbnv}, 1 device)", soft_wrap=True)
 
 
 def _print_design(design: linker.Design) -> None:

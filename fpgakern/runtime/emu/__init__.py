@@ -18,13 +18,16 @@ hw_emu's bytes per kernel cycle of each bank with a bandwidth figure, computed a
 
 from __future__ import annotations
 
+import json
 import os
+import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.errors import UsageError, display_path
+from fpgakern.link import axlf
 from fpgakern.runtime import memory, models, program
 from fpgakern.spec.library import Library
 from fpgakern.tools import gxx
@@ -37,21 +40,28 @@ SOURCE_DIR = EMU_DIR / "src"
 # The library's translation units; the headers beside them are theirs alone.
 SOURCES = tuple(sorted(SOURCE_DIR.glob("*.cpp")))
 CONFIG_NAME = "fpgakern_emu.cfg"
+EMCONFIG_NAME = "emconfig.json"
 # What the generated host code must compile with, here and against XRT.
 HOST_CXXFLAGS = gxx.FLAGS
 LIBS = ("-ldl", "-pthread")
 
 
 def prepare(xclbin: Path, targets: tuple[str, ...] = models.TARGETS,
-            specs: Path | None = None) -> Path:
+            specs: Path | None = None, build_root: Path | None = None) -> Path:
     """Build the emulation models of every kernel in ``xclbin`` and write the config the
-    emulation library reads (``fpgakern_emu.cfg`` beside the xclbin). Returns its path."""
+    emulation library reads (``fpgakern_emu.cfg`` beside the xclbin). Returns its path.
+    ``build_root`` is the build tree that decides between rungs (default: the project's)."""
     library = Library(specs) if specs is not None else Library.for_project()
-    prog = program.from_xclbin(xclbin, library, paths.build_dir(library.root.parent))
+    prog = program.from_xclbin(xclbin, library,
+                               build_root or paths.build_dir(library.root.parent))
     if not prog.variants:
         raise UsageError(f"{display_path(xclbin)}: no kernel of this library in it")
+    # The UUID of the link the models were chosen for: the library refuses this config
+    # beside any other link (a relink with the same top names but another rung or CU
+    # count would otherwise run the old models).
     lines = [f"# fpgakern emulation models for {xclbin.name}: TARGET KERNEL LIBRARY",
-             *(f"# {note}" for note in prog.notes)]
+             *(f"# {note}" for note in prog.notes),
+             f"xclbin {xclbin_uuid(xclbin)}"]
     for target in targets:
         for variant in prog.variants.values():
             built = models.model(variant.plan, target, variant.hls_dir)
@@ -67,6 +77,27 @@ def prepare(xclbin: Path, targets: tuple[str, ...] = models.TARGETS,
                                                       strict=True)) if rate is not None and tag]
     path = xclbin.parent / CONFIG_NAME
     write_text_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def xclbin_uuid(xclbin: Path) -> uuid.UUID:
+    """The UUID in ``xclbin``'s axlf header (what ``xrt::device::load_xclbin`` returns)."""
+    try:
+        header = axlf.read(xclbin.read_bytes()).header
+    except axlf.XclbinError as e:
+        raise UsageError(f"{display_path(xclbin)}: {e}") from None
+    return uuid.UUID(bytes=header["uuid"])
+
+
+def write_emconfig(folder: Path, platform_name: str, devices: int = 1) -> Path:
+    """``emconfig.json`` in ``folder`` as ``emconfigutil --platform NAME --nd DEVICES``
+    writes it: the fields XRT's emulation reads (docs/runtime.md, "emconfig.json")."""
+    document = {"Version": {"FileVersion": "2.0"},
+                "Platform": {"Boards": [{"Devices": [{
+                    "Name": platform_name, "NumDevices": devices,
+                    "FeatureRom": {"Time_Since_Epoch": "0"}}]}]}}
+    path = folder / EMCONFIG_NAME
+    write_text_atomic(path, json.dumps(document, indent=2) + "\n")
     return path
 
 

@@ -194,11 +194,23 @@ void device_impl::load_models(const std::string& xclbin) {
     std::ifstream in(cfg);
     std::map<std::string, std::string> libraries;  // kernel -> library, this target
     rates_.clear();  // MEM_TOPOLOGY index -> bytes per kernel cycle
+    const std::string loaded = uuid(xclbin_.uuid).to_string();
+    const std::string prepare = "re-run 'python -m fpgakern.runtime.emu prepare " + xclbin +
+                                "' (fpgakern link --target " + target_ + " does it)";
+    std::string written_for;  // the UUID of the link the config was prepared for
     std::string line;
     while (std::getline(in, line)) {
         std::istringstream words(line);
         std::string target, kernel, library;
         if (!(words >> target) || target[0] == '#') continue;
+        if (target == "xclbin") {  // xclbin UUID
+            if (!(words >> written_for)) fail(cfg + ": malformed line '" + line + "'");
+            if (written_for != loaded) {
+                fail(cfg + " was prepared for another link (xclbin UUID " + written_for +
+                     "), not for " + xclbin + " (UUID " + loaded + "): " + prepare);
+            }
+            continue;
+        }
         if (target == "bank") {  // bank INDEX TAG BYTES_PER_CYCLE
             int index = -1;
             std::string tag;
@@ -217,12 +229,15 @@ void device_impl::load_models(const std::string& xclbin) {
         }
         if (words >> kernel >> library && target == target_) libraries[kernel] = library;
     }
+    if (written_for.empty()) {
+        fail(cfg + " names no xclbin UUID (an older fpgakern's config): " + prepare);
+    }
     std::map<std::string, std::shared_ptr<Model>> models;
     for (ComputeUnit& cu : cus_) {
         auto lib = libraries.find(cu.kernel);
         if (lib == libraries.end()) {
-            fail(cfg + " has no " + target_ + " model for kernel " + cu.kernel +
-                 " (re-run 'python -m fpgakern.runtime.emu prepare')");
+            fail(cfg + " has no " + target_ + " model for kernel " + cu.kernel + ": " +
+                 prepare);
         }
         auto& model = models[cu.kernel];
         if (!model) model = std::make_shared<Model>(lib->second);
