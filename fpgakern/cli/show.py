@@ -16,7 +16,7 @@ from fpgakern.backends.hls.generator import (
 )
 from fpgakern.backends.templates import render
 from fpgakern.cli._common import RUNG, console, load_library, specs_option
-from fpgakern.ladder import RUNGS, platform_plan
+from fpgakern.ladder import RUNGS, plan, platform_plan
 from fpgakern.link import platforms
 from fpgakern.orchestrate.library import DEFAULT_PLATFORM
 
@@ -30,9 +30,11 @@ WHAT = ("kernel", "testbench", "link-config")
 @click.option("--dtype", default=None, help="Dtype to show (default: the kernel's first).")
 @click.option("--what", type=click.Choice(WHAT), default="kernel", show_default=True,
               help="Which generated file to show.")
-@click.option("--platform", "platform_name", default=DEFAULT_PLATFORM, show_default=True,
-              help="Platform the code is generated for, whose banks the link config "
-                   f"names ({', '.join(platforms.available())}) or a platform .yaml.")
+@click.option("--platform", "platform_name", default=None,
+              help="Platform the code is placed on, as fpgakern build --platform places it "
+                   f"({', '.join(platforms.available())} or a platform .yaml; default: "
+                   f"none, as fpgakern build; a link config names {DEFAULT_PLATFORM}'s "
+                   "banks).")
 @click.option("--bank-per-port", is_flag=True,
               help="Place each port on a bank of its own (sp= per port) also where the "
                    "platform's banks sit in SLRs of their own (DDR); HBM always does.")
@@ -40,7 +42,7 @@ WHAT = ("kernel", "testbench", "link-config")
               help="The code alone, no colours or line numbers (the default when piped).")
 @specs_option
 def command(kernel: str, opt: int | None, dtype: str | None, what: str,
-            platform_name: str, bank_per_port: bool, plain: bool,
+            platform_name: str | None, bank_per_port: bool, plain: bool,
             specs: Path | None) -> None:
     """Show the generated HLS C++ of KERNEL at one rung, without building it.
 
@@ -51,9 +53,15 @@ def command(kernel: str, opt: int | None, dtype: str | None, what: str,
       fpgakern show binary_ops/add --opt 4 --what link-config --bank-per-port
     """
     k = load_library(specs).get(kernel)
-    p = platform_plan(k, max(k.rungs) if opt is None else opt, dtype or k.dtypes[0],
-                      platforms.load(platform_name).memory_system(),
-                      bank_per_port=bank_per_port)
+    rung, chosen_dtype = max(k.rungs) if opt is None else opt, dtype or k.dtypes[0]
+    # What fpgakern build writes for the same options: placed only on a named platform
+    # (a link config names banks: without a platform, the default platform's).
+    if platform_name is None and not bank_per_port and what != "link-config":
+        p = plan(k, rung, chosen_dtype)
+    else:
+        p = platform_plan(k, rung, chosen_dtype,
+                          platforms.load(platform_name or DEFAULT_PLATFORM).memory_system(),
+                          bank_per_port=bank_per_port)
     if what == "kernel":
         text, lexer = render_kernel(p), "cpp"
     elif what == "testbench":

@@ -131,11 +131,12 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
         replaced.append(_for_platform(item, platform, before, alone=len(inputs) == 1))
         before += replaced[-1].compute_units
     inputs = replaced
-    merged = LinkConfig()
+    built = LinkConfig()
     notes: list[str] = []
     for item in inputs:
-        merged = merged.merged(_fit_build_config(item, platform, notes))
-    merged = merged.merged(config or LinkConfig())
+        built = built.merged(_fit_build_config(item, platform, notes))
+    user = config or LinkConfig()
+    merged = built.merged(user)
     names = {i.kernel.name for i in inputs}
     for nk in merged.nk:
         if nk.kernel not in names:
@@ -156,7 +157,12 @@ def link(inputs: list[LinkInput], platform: Platform, config: LinkConfig | None 
                          "link fewer kernels")
 
     cu_kernels = {name: kernel for kernel, name in placed}
-    port_sp = _resolve_sp(merged.sp, cu_kernels, platform)
+    # The builds' own sp= are defaults: a user's sp= for the same interface wins, whether
+    # it names the argument (b) or its interface (m_axi_gmem1), and a build's sp= for a CU
+    # the user's nk= renamed away gives way. Within the user's configs a clash is an error.
+    port_sp = {**_resolve_sp(tuple(sp for sp in built.sp if sp.cu in cu_kernels),
+                             cu_kernels, platform),
+               **_resolve_sp(user.sp, cu_kernels, platform)}
     slrs = _resolve_slr(merged, cu_kernels, platform)
     cus = []
     window = 0  # control windows and interrupt ids go to the CUs that have a control port

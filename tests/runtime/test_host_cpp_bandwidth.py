@@ -20,21 +20,31 @@ import pytest
 from runtime_support import LIBRARY, variant
 
 from fpgakern.backends import host
-from fpgakern.link import linker, platforms, resolve, xclbin
+from fpgakern.link import config, linker, platforms, resolve, xclbin
 from fpgakern.runtime import emu
 
 N = 1 << 17  # elements: 8192 beats per port at rung 4
+# Rung 5 add on u250 with its twelve ports spread over the four DDR4 channels in turn
+# (the default keeps each CU's ports on its own SLR's channel): each CU spans every
+# channel, so CUs run one after another would each have three channels to themselves,
+# and only CUs stepped in lockstep share them.
+ROUND_ROBIN = "[connectivity]\n" + "".join(
+    f"sp=add_f32_{cu + 1}.m_axi_gmem{k}:DDR[{(3 * cu + k) % 4}]\n"
+    for cu in range(4) for k in range(3))
 
 
-def _build(folder: Path, rung: int, platform: str) -> tuple[Path, Path]:
+def _build(folder: Path, rung: int, platform: str,
+           connectivity: str | None = None) -> tuple[Path, Path]:
     """The C++ host of add float32 at ``rung`` and an xclbin linked for ``platform``
-    (no sp=: the link config's default placement), prepared for hw_emu."""
+    (with ``connectivity``'s sp=, else the default placement), prepared for hw_emu."""
     p = variant("binary_ops/add", rung, "float32")
     sources = host.generate(p, folder)
     program = emu.compile_host(sources.main, folder / f"{p.top}_host")
     design = linker.link(resolve.resolve([f"binary_ops/add@opt{rung}:float32"], LIBRARY,
                                          folder / "build"),
-                         platforms.load(platform), None, "hw_emu")
+                         platforms.load(platform),
+                         None if connectivity is None else config.parse(connectivity),
+                         "hw_emu")
     path = folder / f"{platform}.xclbin"
     path.write_bytes(xclbin.to_xclbin(design))
     emu.prepare(path, ("hw_emu",))
@@ -64,10 +74,11 @@ def _without_banks(config: Path, folder: Path) -> Path:
     return unlimited
 
 
-def test_rung4_on_one_pseudo_channel(tmp_path):
-    """Rung 4 add on u55c: the three ports on the CU's HBM pseudo-channel, 14.375 GB/s at
-    the 300 MHz kernel clock = 47.9 bytes per cycle for 12 bytes per element: 3.99
-    elements per cycle at most, against ~16 with no limit."""
+def test_rung4_on_hbm_takes_a_pseudo_channel_per_port(tmp_path):
+    """Rung 4 add on u55c: a, b and out each on a pseudo-channel of its own (HBM always
+    spreads the ports), 14.375 GB/s at the 300 MHz kernel clock = 47.9 bytes per cycle
+    each for 4 bytes per element: 11.98 elements per cycle at most, against ~16 with no
+    limit."""
     program, path = _build(tmp_path, 4, "u55c")
     config = path.parent / emu.CONFIG_NAME
     banks = [line.split() for line in config.read_text().splitlines()
@@ -75,21 +86,32 @@ def test_rung4_on_one_pseudo_channel(tmp_path):
     assert len(banks) == 32 and banks[0][:3] == ["bank", "0", "HBM[0]"]
     assert float(banks[0][3]) == pytest.approx(14.375e9 / 300e6)
     (cycles,), stderr = _run(program, path)
-    assert 3.9 < N / cycles <= 3.99 * 1.01, stderr
+    assert 11.5 < N / cycles <= 11.98 * 1.01, stderr
     moved = [int(b) for b in re.findall(r"bank HBM\[\d+\] .* moved (\d+) bytes", stderr)]
-    assert len(moved) == 1 and moved[0] >= 12 * N, stderr  # one bank, every port on it
+    assert sorted(moved) == [4 * N] * 3, stderr  # three banks, one port each
     (free,), stderr = _run(program, path, _without_banks(config, tmp_path))
     assert N / free > 15, stderr
     assert "bank" not in stderr
 
 
+def test_rung4_on_one_ddr_channel(tmp_path):
+    """Rung 4 add on u250 without sp=: the three ports on the CU's DDR4 channel, 19.25
+    GB/s at 300 MHz = 64.2 bytes per cycle for 12 bytes per element: 5.35 elements per
+    cycle at most."""
+    program, path = _build(tmp_path, 4, "u250")
+    (cycles,), stderr = _run(program, path)
+    assert 5.1 < N / cycles <= 5.35 * 1.01, stderr
+    moved = [int(b) for b in re.findall(r"bank DDR\[\d+\] .* moved (\d+) bytes", stderr)]
+    assert len(moved) == 1 and moved[0] >= 12 * N, stderr  # one bank, every port on it
+
+
 def test_cus_share_banks_in_lockstep(tmp_path):
-    """Rung 5 add on u250: four CUs, twelve ports on the four DDR4 channels (an sp= per
-    port, the channels in turn; 19.25 GB/s at 300 MHz = 64.2 bytes per cycle each), so
+    """Rung 5 add on u250: four CUs, twelve ports on the four DDR4 channels (ROUND_ROBIN:
+    an sp= per port, the channels in turn; 19.25 GB/s at 300 MHz = 64.2 bytes each), so
     the call moves at most 4 x 64.2 / 12 = 21.39 elements per cycle. Run one after
     another, each CU would have its three channels to itself (64 elements per cycle for
     the call); in lockstep they share them."""
-    program, path = _build(tmp_path, 5, "u250")
+    program, path = _build(tmp_path, 5, "u250", ROUND_ROBIN)
     cycles, stderr = _run(program, path)
     assert len(cycles) == 4, stderr
     assert 20 < N / max(cycles) <= 21.39 * 1.01, stderr

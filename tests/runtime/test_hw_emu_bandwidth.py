@@ -12,15 +12,24 @@ import pytest
 from runtime_support import LIBRARY, variant
 
 from fpgakern import runtime as rt
-from fpgakern.link import linker, platforms, resolve, xclbin
+from fpgakern.link import config, linker, platforms, resolve, xclbin
 from fpgakern.runtime import memory
 
 N = 1 << 17  # elements: 8192 beats per port at rung 4
+# Rung 5 add on u250 with its twelve ports spread over the four DDR4 channels in turn
+# (the default keeps each CU's ports on its own SLR's channel): each CU spans every
+# channel, so CUs run one after another would each have three channels to themselves,
+# and only CUs stepped in lockstep share them.
+ROUND_ROBIN = "[connectivity]\n" + "".join(
+    f"sp=add_f32_{cu + 1}.m_axi_gmem{k}:DDR[{(3 * cu + k) % 4}]\n"
+    for cu in range(4) for k in range(3))
 
 
-def link(tmp_path, ref: str, platform: str):
+def link(tmp_path, ref: str, platform: str, connectivity: str | None = None):
     design = linker.link(resolve.resolve([ref], LIBRARY, tmp_path / "build"),
-                         platforms.load(platform), None, "hw_emu")
+                         platforms.load(platform),
+                         None if connectivity is None else config.parse(connectivity),
+                         "hw_emu")
     path = tmp_path / f"{platform}.xclbin"
     path.write_bytes(xclbin.to_xclbin(design))
     return path
@@ -41,21 +50,23 @@ def rate(dev: rt.Device) -> float:
 
 
 def test_bank_map_from_the_xclbin(tmp_path):
-    """Rung 4 on u55c without sp=: all three ports on the CU's pseudo-channel, 47.9 bytes
-    per 300 MHz cycle; rung 5 on u250: an sp= per port, the four DDR4 channels in turn."""
+    """Rung 4 on u55c without sp=: each of the three ports on a pseudo-channel of its own
+    (HBM always spreads them), 47.9 bytes per 300 MHz cycle each; rung 5 on u250: an sp=
+    per port, each CU's three ports on the DDR4 channel of its own SLR."""
     dev = rt.open(link(tmp_path, "binary_ops/add@opt4:float32", "u55c"), "hw_emu")
     v = dev.variants["add_f32"]
     banks = memory.from_xclbin(dev.xclbin, v.top, v.cu_names, v.plan)
     assert banks is not None and banks.platform == "u55c"
     assert set(banks.placement) == {(0, "gmem0"), (0, "gmem1"), (0, "gmem2")}
-    (only,) = set(banks.placement.values())
-    assert banks.bytes_per_cycle[only] == pytest.approx(14.375e9 / 300e6)
+    used = set(banks.placement.values())
+    assert len(used) == 3
+    assert all(banks.bytes_per_cycle[b] == pytest.approx(14.375e9 / 300e6) for b in used)
     dev = rt.open(link(tmp_path, "binary_ops/add@opt5:float32", "u250"), "hw_emu")
     v = dev.variants["add_f32"]
     banks = memory.from_xclbin(dev.xclbin, v.top, v.cu_names, v.plan)
     assert banks is not None and len(v.cu_names) == 4
     tags = [banks.tags[banks.placement[(cu, f"gmem{k}")]] for cu in range(4) for k in range(3)]
-    assert tags == [f"DDR[{i % 4}]" for i in range(12)]
+    assert tags == [f"DDR[{cu}]" for cu in range(4) for _ in range(3)]  # its SLR's channel
     assert banks.bytes_per_cycle[banks.placement[(0, "gmem0")]] == pytest.approx(19.25e9 / 300e6)
 
 
@@ -69,25 +80,29 @@ def test_no_figures_no_limit():
     assert dev.bank_map(dev.variants["add_f32"]) is None
 
 
-def test_rung4_on_one_pseudo_channel(tmp_path):
-    """Rung 4 add moves 12 bytes per element through one 47.9-byte-per-cycle bank: 3.99
-    elements per cycle at most, against ~15.9 with no limit (and 11.98 with a bank per
-    port: the busiest pseudo-channel carries one port's 4 bytes per element)."""
+def test_rung4_bank_bounds(tmp_path):
+    """Rung 4 add with no limit: ~15.9 elements per cycle. On u55c a pseudo-channel per
+    port (47.9 bytes per cycle each, 4 bytes per element on the busiest): 11.98 at most.
+    On u250 without sp= every port on the CU's DDR4 channel (64.2 bytes per cycle, 12
+    bytes per element): 5.35 at most; with a bank per port 16 (no channel is the limit)."""
     unlimited = rate(rt.open_plans([variant("binary_ops/add", 4, "float32")], "hw_emu"))
     assert unlimited > 15
-    limited = rate(rt.open(link(tmp_path, "binary_ops/add@opt4:float32", "u55c"), "hw_emu"))
-    assert 3.9 < limited <= 3.99 * 1.01
+    hbm = rate(rt.open(link(tmp_path, "binary_ops/add@opt4:float32", "u55c"), "hw_emu"))
+    assert 11.5 < hbm <= 11.98 * 1.01
+    ddr = rate(rt.open(link(tmp_path, "binary_ops/add@opt4:float32", "u250"), "hw_emu"))
+    assert 5.1 < ddr <= 5.35 * 1.01
     spread = rate(rt.open_plans([variant("binary_ops/add", 4, "float32")], "hw_emu",
-                                platform="u55c", bank_per_port=True))
-    assert 11.5 < spread <= 11.98 * 1.01
+                                platform="u250", bank_per_port=True))
+    assert spread > 15
 
 
 def test_cus_share_banks_in_lockstep(tmp_path):
-    """Rung 5 add on u250: four CUs, twelve ports on four DDR4 channels (64.2 bytes per
-    cycle each), so the call moves at most 4 x 64.2 / 12 = 21.39 elements per cycle. Run
-    one after another, each CU would have its three channels to itself (16 per cycle
-    each, 64 for the call); together they share them."""
-    dev = rt.open(link(tmp_path, "binary_ops/add@opt5:float32", "u250"), "hw_emu")
+    """Rung 5 add on u250: four CUs, twelve ports on four DDR4 channels in turn
+    (ROUND_ROBIN; 64.2 bytes per cycle each), so the call moves at most 4 x 64.2 / 12 =
+    21.39 elements per cycle. Run one after another, each CU would have its three
+    channels to itself (16 per cycle each, 64 for the call); together they share them."""
+    dev = rt.open(link(tmp_path, "binary_ops/add@opt5:float32", "u250", ROUND_ROBIN),
+                  "hw_emu")
     add = dev.kernel("binary_ops/add")
     got = rate(dev)
     assert add.last_call is not None and add.last_call.compute_units == 4

@@ -16,6 +16,7 @@ from fpgakern.verify.rtlsim import simulate
 
 SIZE = 16384
 HBM_BYTES_PER_CYCLE = 14.375e9 / 300e6
+DDR_BYTES_PER_CYCLE = 19.25e9 / 300e6
 
 
 def _run(library, tmp_path, **placement):
@@ -25,11 +26,17 @@ def _run(library, tmp_path, **placement):
     return result
 
 
-@pytest.mark.parametrize(("bank_per_port", "ideal"), [(False, 4.0), (True, 12.0)])
-def test_hbm_bank_bounds_rung4_add(library, tmp_path, bank_per_port, ideal):
-    hbm = platforms.load("u55c").memory_system()
-    result = _run(library, tmp_path, memory=hbm, bank_per_port=bank_per_port)
-    assert result.ideal_elements_per_cycle == pytest.approx(ideal * 0.9983, rel=1e-3)
+# (platform, bank_per_port, ideal elements per cycle, banks used): on u250 without a bank
+# per port the three ports share a DDR4 channel (64.2 bytes per cycle over 12 bytes per
+# element); HBM always gives each port a pseudo-channel (47.9 over 4).
+@pytest.mark.parametrize(("platform", "bank_per_port", "ideal", "banks"), [
+    ("u250", False, DDR_BYTES_PER_CYCLE / 12, 1),
+    ("u55c", False, HBM_BYTES_PER_CYCLE / 4, 3),
+])
+def test_bank_bounds_rung4_add(library, tmp_path, platform, bank_per_port, ideal, banks):
+    memory = platforms.load(platform).memory_system()
+    result = _run(library, tmp_path, memory=memory, bank_per_port=bank_per_port)
+    assert result.ideal_elements_per_cycle == pytest.approx(ideal, rel=1e-3)
     rate = result.elements_per_cycle
     # The floor leaves room for the start (read latency) and the last writes.
     assert 0.85 * result.ideal_elements_per_cycle <= rate <= result.ideal_elements_per_cycle, rate
@@ -37,8 +44,8 @@ def test_hbm_bank_bounds_rung4_add(library, tmp_path, bank_per_port, ideal):
     moved = result.cases[0]["bank_bytes"]
     assert sum(moved) == SIZE * 12
     used = [m for m in moved if m]
-    assert len(used) == (3 if bank_per_port else 1)
-    assert max(used) / result.cycles <= HBM_BYTES_PER_CYCLE
+    assert len(used) == banks
+    assert max(used) / result.cycles <= max(memory.bytes_per_cycle)
 
 
 def test_without_a_platform_memory_keeps_up(library, tmp_path):

@@ -100,18 +100,19 @@ def test_waves(project):
 
 
 def test_platform_bounds_the_ideal_by_bandwidth(project):
-    """--platform gives the memory the card's bandwidth: rung 4 add on one u55c
-    pseudo-channel is memory-bound (3.99 elements/cycle), and the rate stays under it."""
+    """--platform gives the memory the card's bandwidth: rung 4 add with its three ports
+    on one u250 DDR4 channel is memory-bound (5.35 elements/cycle), and the rate stays
+    under it; --bank-per-port spreads them over three channels."""
     result = run("binary_ops/add", "--opt", "4", "--dtype", "float32", "--size", "16384",
-                 "--platform", "u55c", "--json")
+                 "--platform", "u250", "--json")
     assert result.exit_code == 0, result.output
     (r,) = json.loads(result.output)["results"]
-    assert r["platform"] == "u55c" and not r["bank_per_port"]
-    assert r["ideal_elements_per_cycle"] == pytest.approx(14.375e9 / 300e6 / 12)
+    assert r["platform"] == "u250" and not r["bank_per_port"]
+    assert r["ideal_elements_per_cycle"] == pytest.approx(19.25e9 / 300e6 / 12)
     assert 0.8 * r["ideal_elements_per_cycle"] < r["elements_per_cycle"] \
         <= 1.01 * r["ideal_elements_per_cycle"]
     spread = run("binary_ops/add", "--opt", "4", "--dtype", "float32", "--size", "16384",
-                 "--platform", "u55c", "--bank-per-port", "--json")
+                 "--platform", "u250", "--bank-per-port", "--json")
     (s,) = json.loads(spread.output)["results"]
     assert s["bank_per_port"] and s["elements_per_cycle"] > 2.5 * r["elements_per_cycle"]
 
