@@ -135,8 +135,10 @@ def test_memories_are_the_arrays_the_hls_code_declares(rung):
     assert checked > 50
 
 
+# The 16-lane int32 add (70 s of Yosys) runs nightly; the exp core proves the path.
 @pytest.mark.parametrize(("kernel", "rung", "dtype"), [
-    ("binary_ops/add", 4, "int32"), ("unary_ops/exp", 2, "float32")])
+    pytest.param("binary_ops/add", 4, "int32", marks=pytest.mark.slow),
+    ("unary_ops/exp", 2, "float32")])
 def test_the_estimate_follows_yosys(kernel, rung, dtype):
     """The model against Yosys synth_xilinx of the generated RTL kernel (cached by
     content): block RAM and DSP slices equal, LUTs and flip-flops within a quarter."""

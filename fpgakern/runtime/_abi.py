@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +89,7 @@ class ModelBank:
 
     def __init__(self, library: Path, bytes_per_cycle: float) -> None:
         self.handle = None
+        self._pid = os.getpid()
         self.lib = load_library(library)
         self.bytes_per_cycle = bytes_per_cycle
         self.handle = self.lib.fkemu_bank_new(bytes_per_cycle)
@@ -103,7 +105,16 @@ class ModelBank:
             self.handle = None
 
     def __del__(self) -> None:
-        self.close()
+        if _made_here(self):
+            self.close()
+
+
+def _made_here(obj: object) -> bool:
+    """Whether ``obj`` was made in this process. A process forked from the one that made
+    it (a build's process pool) holds a copy of its handle, but the model library's
+    locks may have been held by another thread at the fork: freeing it there can hang
+    forever, and the memory is the parent's to free."""
+    return getattr(obj, "_pid", None) == os.getpid()
 
 
 class ModelCU:
@@ -112,6 +123,7 @@ class ModelCU:
     def __init__(self, library: Path, name: str, read_latency: int = 64,
                  write_latency: int = 64) -> None:
         self.handle = None
+        self._pid = os.getpid()
         self.lib = load_library(library)
         self.name = name
         self.target = self.lib.fkemu_model_target().decode()
@@ -131,7 +143,8 @@ class ModelCU:
             self.handle = None
 
     def __del__(self) -> None:
-        self.close()
+        if _made_here(self):
+            self.close()
 
     # ------------------------------------------------------------------ memory
     def map(self, dev_addr: int, array: np.ndarray, writable: bool) -> None:

@@ -103,7 +103,8 @@ def test_add_float32_backpressure(rung, tmp_path):
 # CTRL read that shows ap_done, so they include a few AXI-Lite polling cycles.
 @pytest.mark.parametrize(("kernel", "rung", "n", "minimum"), [
     pytest.param("binary_ops/add", 2, 16384, 0.95, marks=SLOW),
-    ("binary_ops/add", 4, 65536, 15.2),
+    # Rates are the benchmarks' (benchmarks/ladder.py); the nightly run holds them here.
+    pytest.param("binary_ops/add", 4, 65536, 15.2, marks=SLOW),
     pytest.param("reduce_ops/sum", 2, 16384, 0.95, marks=SLOW),
     pytest.param("reduce_ops/sum", 4, 65536, 15.2, marks=SLOW),
 ])

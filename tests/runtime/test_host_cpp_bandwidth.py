@@ -94,6 +94,7 @@ def test_rung4_on_hbm_takes_a_pseudo_channel_per_port(tmp_path):
     assert "bank" not in stderr
 
 
+@pytest.mark.slow  # the HBM case proves the bank lines in the default run
 def test_rung4_on_one_ddr_channel(tmp_path):
     """Rung 4 add on u250 without sp=: the three ports on the CU's DDR4 channel, 19.25
     GB/s at 300 MHz = 64.2 bytes per cycle for 12 bytes per element: 5.35 elements per
@@ -105,6 +106,7 @@ def test_rung4_on_one_ddr_channel(tmp_path):
     assert len(moved) == 1 and moved[0] >= 12 * N, stderr  # one bank, every port on it
 
 
+@pytest.mark.slow  # test_hw_emu_bandwidth.py proves lockstep sharing in the default run
 def test_cus_share_banks_in_lockstep(tmp_path):
     """Rung 5 add on u250: four CUs, twelve ports on the four DDR4 channels (ROUND_ROBIN:
     an sp= per port, the channels in turn; 19.25 GB/s at 300 MHz = 64.2 bytes each), so

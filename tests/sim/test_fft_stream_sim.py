@@ -54,6 +54,7 @@ def _rate(library, transform, rung, rows, run_dir):
 
 # irfft: its row buffer is the adapter most likely to leave gaps (and the model
 # test_library_sim.py builds at rung 2).
+@pytest.mark.slow  # a rate (benchmarks/ladder.py measures every rung's); nightly
 def test_rung2_streams_rows_back_to_back(library, sim_run_dir):
     """16 rows of 1024 at about one sample per cycle: the rows follow each other through
     the row buffer and the engine without gaps. Measured 19,291 cycles: 16,384 plus a

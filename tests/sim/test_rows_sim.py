@@ -55,7 +55,11 @@ def _lockstep_case(kernel: str, rung: int, sim_run_dir: Path) -> None:
     assert reads == row_beats * (2 * len(layout.full_inputs) + len(layout.channel_inputs))
 
 
-@pytest.mark.parametrize(("kernel", "rung"), [("fused/fused_ln", 1), ("fused/fused_ln", 4),
+# fused_ln at rung 4 (25 s of model) nightly: test_library_sim's layer_norm-4 holds the
+# lanes form of the rows kind in the default run.
+@pytest.mark.parametrize(("kernel", "rung"), [("fused/fused_ln", 1),
+                                              pytest.param("fused/fused_ln", 4,
+                                                           marks=pytest.mark.slow),
                                               ("fused/row_dot", 2), ("fused/gated_shift", 1)])
 def test_several_full_inputs(kernel, rung, sim_run_dir):
     """Rung 1 reads both inputs in chunks through one gmem; rungs 2 and 4 each on a port
