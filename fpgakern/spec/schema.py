@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+
 import difflib
 import keyword
 import re
@@ -74,6 +75,10 @@ FIELDS: dict[str, Field] = {
         Field("streams", "list of names",
               "inputs and outputs that are AXI4-Stream ports instead of pointers to memory "
               "(an elementwise kernel of 32-bit elements, built at rung 2)",
+              category_default=False),
+        Field("args", "list of names",
+              "the C signature's argument order, every input, output, scalar and n once "
+              "(default: inputs, output, scalars, n), e.g. [c, a, b, n]",
               category_default=False),
         Field("control", "string",
               f"{' or '.join(CONTROLS)}: free_running has no control port (ap_ctrl_none); "
@@ -392,7 +397,31 @@ def validate(
     )
     _check_expression(doc, kernel)
     _check_shapes(doc, kernel)
-    return _check_streams(doc, data, kernel)
+    kernel = _check_streams(doc, data, kernel)
+    return _arg_order(doc, data.get("args"), kernel)
+
+
+def _arg_order(doc: Located, value: Any, kernel: Kernel) -> Kernel:
+    """The spec's ``args``: a C signature's order of the kernel's arguments (AMD's
+    ``vector_add(c, a, b, n)``, ``mem_read(mem, n, out)``), each named exactly once."""
+    if value is None:
+        return kernel
+    if isinstance(value, str) or not isinstance(value, list) or not value:
+        raise doc.error("args", "expected a non-empty list of names")
+    names = kernel.arguments
+    order: list[str] = []
+    for i, name in enumerate(value):
+        if name not in names:
+            raise doc.error("args", f"{shown(name)} is not an argument of the kernel "
+                                    f"({', '.join(names)})", "args", i)
+        if name in order:
+            raise doc.error("args", f"{shown(name)} is listed twice", "args", i)
+        order.append(name)
+    missing = [n for n in names if n not in order]
+    if missing:
+        raise doc.error("args", f"every argument must be listed once; missing "
+                                f"{', '.join(missing)}")
+    return replace(kernel, arg_order=tuple(order))
 
 
 def _streams(doc: Located, value: Any, ports: tuple[str, ...]) -> tuple[str, ...]:
