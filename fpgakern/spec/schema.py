@@ -357,6 +357,9 @@ def validate(
         for key in ("streams", "control"):
             if key in data:
                 raise doc.error(key, "a transform kernel has no stream ports")
+        if "args" in data:
+            raise doc.error("args", "a transform kernel's arguments keep their order "
+                                    "(args: is for elementwise and reduction kernels)")
         return _transform_kernel(doc, category, merged, source_of(doc, data, category_doc))
     if "expression" not in merged:
         raise SpecError(doc.file, 1, "expression", "missing required key (or a transform: "
@@ -406,6 +409,10 @@ def _arg_order(doc: Located, value: Any, kernel: Kernel) -> Kernel:
     ``vector_add(c, a, b, n)``, ``mem_read(mem, n, out)``), each named exactly once."""
     if value is None:
         return kernel
+    if kernel.kind not in ("elementwise", "reduction"):
+        raise doc.error("args", f"only elementwise and reduction kernels declare their "
+                                f"argument order; {kernel.name} is a "
+                                f"{kernel.kind.replace('_', ' ')}")
     if isinstance(value, str) or not isinstance(value, list) or not value:
         raise doc.error("args", "expected a non-empty list of names")
     names = kernel.arguments
