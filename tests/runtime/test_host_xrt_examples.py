@@ -447,7 +447,7 @@ def test_a_chain_without_models_for_the_target_is_an_error_not_a_crash(programs,
 # shape of those examples' hosts.
 
 EXAMPLES = Path(__file__).parents[1] / "data" / "xrt_examples_project"
-EXAMPLE_HOSTS = {"copy_buffer": ["copy_buffer.cpp"]}
+EXAMPLE_HOSTS = {"copy_buffer": ["copy_buffer.cpp"], "free_running_k2k": ["free_running_k2k.cpp"]}
 _example_links: dict[tuple[str, ...], dict[str, Path]] = {}
 
 
@@ -492,3 +492,20 @@ def test_copy_buffer(example_programs, examples, tmp_path_factory, target):
     xclbins = example_link(tmp_path_factory, examples, ["xrt_examples/vector_add@opt4:int32"])
     done = run(example_programs["copy_buffer"], xclbins[target], target=target)
     assert done.stdout.splitlines()[-1] == "TEST PASSED"
+
+
+K2K = ["xrt_examples/mem_read", "xrt_examples/increment", "xrt_examples/mem_write"]
+K2K_LINK = ("[connectivity]\nstream_connect=mem_read_1.out:increment_1.x\n"
+            "stream_connect=increment_1.y:mem_write_1.data\n")
+
+
+@pytest.mark.parametrize("target", TARGETS)  # the one new hw_emu run of the default tier
+def test_free_running_k2k(example_programs, examples, tmp_path_factory, target):
+    """mem_read(mem, n, out) and mem_write(mem, n, data) (args:, the size before the
+    stream) around the free-running increment, which the host never opens."""
+    xclbins = example_link(tmp_path_factory, examples, K2K, cfg=K2K_LINK)
+    done = run(example_programs["free_running_k2k"], xclbins[target], target=target)
+    assert done.stdout.splitlines()[-1] == "TEST PASSED"
+    if target == "hw_emu":
+        assert stream_beats(done.stderr) == {"mem_read_1.out -> increment_1.x": 1024,
+                                             "increment_1.y -> mem_write_1.data": 1024}
