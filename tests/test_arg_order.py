@@ -37,7 +37,7 @@ def test_the_output_first():
 def test_the_size_before_a_stream():
     """mem_read(mem, size, stream): the stream takes no register, wherever it stands."""
     assert layout("xrt_examples/mem_read", 2) == [("mem", 0, 0x10), ("n", 1, 0x1C),
-                                                   ("out", 2, 0)]
+                                                   ("stream", 2, 0)]
 
 
 def test_the_default_order_is_inputs_output_scalars_n(tmp_path):
@@ -71,4 +71,15 @@ def test_shaped_kernels_keep_their_order(tmp_path):
     text = ("kernel: mine\ndoc: d.\ninputs: [x, bias]\noutputs: [y]\ndtypes: [float32]\n"
             "shapes:\n  x: (N, C, *)\n  bias: (C)\nexpression: x + bias\nargs: [y, x, bias]\n")
     with pytest.raises(SpecError, match="only elementwise and reduction kernels"):
+        load(tmp_path, text).get("my_ops/mine")
+
+
+def test_stream_only_names(tmp_path):
+    """input, output and stream (AMD's stream kernels' names) may name a stream argument,
+    never a pointer."""
+    kernel = Library(EXAMPLES).get("xrt_examples/increment")
+    assert kernel.inputs == ("input",) and kernel.outputs == ("output",)
+    text = ("kernel: mine\ndoc: d.\ninputs: [input]\noutputs: [y]\ndtypes: [int32]\n"
+            "expression: input + 1\n")
+    with pytest.raises(SpecError, match=r"mine.yaml:3: inputs.*may name a stream argument"):
         load(tmp_path, text).get("my_ops/mine")

@@ -208,6 +208,13 @@ _RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path", "_tab", "_row", "_lane",
                       "_pass")
 
 
+# Names AMD's stream kernels give their AXI4-Stream arguments (increment(input, output),
+# mem_read(mem, size, stream)): a stream argument reaches the RTL only as <name>_TDATA,
+# _TVALID, ... and the HLS C++ only as a parameter, so these keywords may name one.
+# _check_streams refuses them on anything but a stream.
+STREAM_ONLY_NAMES = frozenset({"input", "output", "stream"})
+
+
 def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str:
     """A name that ends up in C++, SystemVerilog and file paths must be plain and unused."""
     if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
@@ -217,7 +224,8 @@ def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str
             "at most 31 characters)",
             *path,
         )
-    allowed = _KERNEL_NAMES_ALLOWED if key == "kernel" else frozenset()
+    allowed = _KERNEL_NAMES_ALLOWED if key == "kernel" else \
+        STREAM_ONLY_NAMES if key in ("inputs", "outputs", "streams") else frozenset()
     if (name in _RESERVED and name not in allowed) or name.startswith(
         _RESERVED_PREFIXES
     ) or name.endswith(_RESERVED_SUFFIXES):
@@ -455,6 +463,12 @@ def _check_streams(doc: Located, data: dict[str, Any], kernel: Kernel) -> Kernel
     (its default), no torch op; free-running only when every port is a stream and there
     are no scalars (it has no control port to take them). Returns the kernel with its
     rungs settled."""
+    for key, names in (("inputs", kernel.inputs), ("outputs", kernel.outputs)):
+        for i, name in enumerate(names):
+            if name in STREAM_ONLY_NAMES and name not in kernel.streams:
+                raise doc.error(key, f"{shown(name)} is reserved in the generated "
+                                     "C++/SystemVerilog (it may name a stream argument: "
+                                     "list it in streams:)", key, i)
     if kernel.free_running and set(kernel.streams) != {*kernel.inputs, *kernel.outputs}:
         raise doc.error("control", "a free_running kernel has no control port, so every "
                                    "input and output must be listed in streams:")

@@ -495,17 +495,18 @@ def test_copy_buffer(example_programs, examples, tmp_path_factory, target):
 
 
 K2K = ["xrt_examples/mem_read", "xrt_examples/increment", "xrt_examples/mem_write"]
-K2K_LINK = ("[connectivity]\nstream_connect=mem_read_1.out:increment_1.x\n"
-            "stream_connect=increment_1.y:mem_write_1.data\n")
+K2K_LINK = ("[connectivity]\nstream_connect=mem_read_1.stream:increment_1.input\n"
+            "stream_connect=increment_1.output:mem_write_1.stream\n")
 
 
 @pytest.mark.parametrize("target", TARGETS)  # the one new hw_emu run of the default tier
 def test_free_running_k2k(example_programs, examples, tmp_path_factory, target):
-    """mem_read(mem, n, out) and mem_write(mem, n, data) (args:, the size before the
-    stream) around the free-running increment, which the host never opens."""
+    """mem_read(mem, n, stream) and mem_write(mem, n, stream) (args:, the size before
+    the stream) around the free-running increment(input, output), which the host never
+    opens: the argument names of AMD's kernels, which its link config names."""
     xclbins = example_link(tmp_path_factory, examples, K2K, cfg=K2K_LINK)
     done = run(example_programs["free_running_k2k"], xclbins[target], target=target)
     assert done.stdout.splitlines()[-1] == "TEST PASSED"
     if target == "hw_emu":
-        assert stream_beats(done.stderr) == {"mem_read_1.out -> increment_1.x": 1024,
-                                             "increment_1.y -> mem_write_1.data": 1024}
+        assert stream_beats(done.stderr) == {"mem_read_1.stream -> increment_1.input": 1024,
+                                             "increment_1.output -> mem_write_1.stream": 1024}
