@@ -447,7 +447,8 @@ def test_a_chain_without_models_for_the_target_is_an_error_not_a_crash(programs,
 # shape of those examples' hosts.
 
 EXAMPLES = Path(__file__).parents[1] / "data" / "xrt_examples_project"
-EXAMPLE_HOSTS = {"copy_buffer": ["copy_buffer.cpp"], "free_running_k2k": ["free_running_k2k.cpp"]}
+EXAMPLE_HOSTS = {"copy_buffer": ["copy_buffer.cpp"], "free_running_k2k": ["free_running_k2k.cpp"],
+                 "p2p_simple": ["p2p_simple.cpp"]}
 _example_links: dict[tuple[str, ...], dict[str, Path]] = {}
 
 
@@ -510,3 +511,15 @@ def test_free_running_k2k(example_programs, examples, tmp_path_factory, target):
     if target == "hw_emu":
         assert stream_beats(done.stderr) == {"mem_read_1.stream -> increment_1.input": 1024,
                                              "increment_1.output -> mem_write_1.stream": 1024}
+
+
+@pytest.mark.parametrize("target", [
+    "sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
+def test_p2p_simple(example_programs, examples, tmp_path_factory, tmp_path, target):
+    """adder(in, out, inc, size) on p2p buffers, allocated through an xrtDeviceHandle:
+    the host reads the kernel's output from a p2p map and writes a kernel's input into
+    one, with no sync (XRT maps a p2p buffer's device memory)."""
+    xclbins = example_link(tmp_path_factory, examples, ["xrt_examples/adder@opt4:int32"])
+    done = run(example_programs["p2p_simple"], xclbins[target], tmp_path / "ssd.bin",
+               target=target)
+    assert done.stdout.splitlines()[-1] == "TEST PASSED"
