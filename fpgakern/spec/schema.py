@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-
 import difflib
 import keyword
 import re

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from fpgakern.backends.hls.generator import templates_dir
 from fpgakern.backends.templates import render, write
+from fpgakern.interface import interface
 from fpgakern.ir import fft, shapes
 from fpgakern.ir.dtypes import DTYPES
-from fpgakern.interface import interface
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
 
