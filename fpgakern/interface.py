@@ -13,7 +13,7 @@ control port at all: it has no scalars and no element count.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from fpgakern.ir.dtypes import DTYPES
@@ -126,39 +126,48 @@ def stream_ctype(bits: int) -> str:
 
 
 def interface(plan: Plan) -> KernelInterface:
-    """The interface of ``plan``'s kernel: C argument order is inputs, output, scalars, then
-    the size arguments (``n``; a shaped kernel's are ``Kernel.size_args``). Inputs and the
+    """The interface of ``plan``'s kernel: C argument order is the spec's ``args``, by
+    default inputs, output, scalars, then the size arguments (``n``; a shaped kernel's are
+    ``Kernel.size_args``). Inputs and the
     output are pointers, or streams (``Kernel.streams``) that take no register."""
     # The host's spelling (complex64: std::complex<float>); a complex64 kernel's scalars
     # are float.
     scalar_ctype = DTYPES[plan.dtype.scalar_dtype].host_ctype.replace("int32_t", "int")
-    args: list[Arg] = []
+    args: dict[str, Arg] = {}
     stream_ports: list[AxiPort] = []
-    offset = FIRST_ARG_OFFSET
     for name in (*plan.kernel.inputs, *plan.kernel.outputs):
         direction: Literal["in", "out"] = "out" if name in plan.kernel.outputs else "in"
         if name in plan.kernel.streams:
             bits = plan.arch.pointer_bits(name)
-            args.append(Arg(name, len(args), "stream", stream_ctype(bits), name, 0, 0,
-                            direction))
+            args[name] = Arg(name, 0, "stream", stream_ctype(bits), name, 0, 0, direction)
             stream_ports.append(AxiPort(name, "write_only" if direction == "out"
                                         else "read_only", bits, 0))
             continue
         port = f"m_axi_{plan.arch.bundle(name)}"
-        ctype = _pointer_ctype(plan, name)
-        args.append(Arg(name, len(args), "pointer", f"{ctype}*", port, offset, 8, direction))
-        offset += 0x0C
-    scalar_names = [s.name for s in plan.kernel.scalars]
-    sizes = [(name, "int") for name in plan.kernel.size_args]  # (SIZE_ARG,) but shaped kinds
-    for name, scalar_type in [*((s, scalar_ctype) for s in scalar_names), *sizes]:
-        args.append(Arg(name, len(args), "scalar", scalar_type, CONTROL_PORT, offset, 4))
-        offset += 0x08
+        args[name] = Arg(name, 0, "pointer", f"{_pointer_ctype(plan, name)}*", port, 0, 8,
+                         direction)
+    for s in plan.kernel.scalars:
+        args[s.name] = Arg(s.name, 0, "scalar", scalar_ctype, CONTROL_PORT, 0, 4)
+    for name in plan.kernel.size_args:  # (SIZE_ARG,) but shaped kinds
+        args[name] = Arg(name, 0, "scalar", "int", CONTROL_PORT, 0, 4)
+    # Ids and registers follow the C signature's order (Kernel.arguments: the spec's
+    # ``args``, or inputs, output, scalars, sizes): a pointer advances 0x0C, a 32-bit
+    # scalar 0x08, a stream nothing.
+    ordered: list[Arg] = []
+    offset = FIRST_ARG_OFFSET
+    for name in plan.kernel.arguments:
+        arg = args[name]
+        if arg.kind == "stream":
+            ordered.append(replace(arg, id=len(ordered)))
+            continue
+        ordered.append(replace(arg, id=len(ordered), offset=offset))
+        offset += 0x0C if arg.kind == "pointer" else 0x08
     masters = tuple(
         AxiPort(f"m_axi_{bundle}", "master", plan.arch.bundle_bits(bundle), 0xFFFF_FFFF_FFFF_FFFF)
         for bundle in plan.arch.bundles
     )
     if plan.kernel.free_running:
-        return KernelInterface(plan.top, tuple(args), (*masters, *stream_ports),
+        return KernelInterface(plan.top, tuple(ordered), (*masters, *stream_ports),
                                FREE_RUNNING_PROTOCOL)
     control = AxiPort(CONTROL_PORT, "slave", 32, CONTROL_RANGE)
-    return KernelInterface(plan.top, tuple(args), (*masters, *stream_ports, control))
+    return KernelInterface(plan.top, tuple(ordered), (*masters, *stream_ports, control))

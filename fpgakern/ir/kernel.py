@@ -72,6 +72,10 @@ class Kernel:
     # The spec's ``control: free_running``: no control port (ap_ctrl_none). The kernel runs
     # from reset, one element per input beat, for as long as its streams carry data.
     free_running: bool = False
+    # The spec's ``args``: the C signature's argument order as the spec declares it (every
+    # input, output, scalar and size argument once, e.g. ``c, a, b, n`` for AMD's
+    # ``vector_add(c, a, b, n)``); empty: inputs, output, scalars, then the sizes.
+    arg_order: tuple[str, ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -173,6 +177,13 @@ class Kernel:
         """The kernel's size arguments, after its scalars (shapes.SIZE_ARGS); none for a
         free-running kernel, which has no control port and no end."""
         return () if self.free_running else shape_rules.SIZE_ARGS[self.kind]
+
+    @property
+    def arguments(self) -> tuple[str, ...]:
+        """Every argument's name in the C signature's order: the spec's ``args``, else
+        inputs, output, scalars, then the size arguments."""
+        return self.arg_order or (*self.inputs, *self.outputs,
+                                  *(s.name for s in self.scalars), *self.size_args)
 
     @property
     def ports_note(self) -> str:

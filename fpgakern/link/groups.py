@@ -8,7 +8,11 @@ adds them whenever a file it writes has a MEM_TOPOLOGY and neither group section
 CONNECTIVITY entries back in, as the v++ 2022.1 samples show):
 
 * GROUP_TOPOLOGY starts as a copy of MEM_TOPOLOGY (same indexes), then gets one entry
-  per distinct memory group;
+  per distinct memory group. The copy goes through xclbinutil's property tree, where a
+  MEM_STREAMING_CONNECTION entry's m_size and m_base_address are ``route_id`` and
+  ``flow_id``; the group section is written from the m_size/m_base_address keys, so a
+  stream's entry there carries route/flow id 0/0 whatever MEM_TOPOLOGY says (the
+  second and later stream_connect lines are the ones this changes);
 * a CONNECTIVITY entry on a memory that is not HBM, DDR3 or DDR4 (MEM_DRAM counts as HBM),
   or that is unused, goes to GROUP_CONNECTIVITY as it is, in CONNECTIVITY's order;
 * the others are sorted by (IP index, argument index, base address); a run of them for
@@ -36,6 +40,7 @@ from fpgakern.link.sections import MEM_TYPE_IDS, Connection, MemData
 # The memory types xclbinutil groups (MEM_DRAM is taken as MEM_HBM)
 GROUPABLE_TYPES = frozenset(MEM_TYPE_IDS[t] for t in ("MEM_HBM", "MEM_DDR3", "MEM_DDR4",
                                                        "MEM_DRAM"))
+_STREAMING = MEM_TYPE_IDS["MEM_STREAMING_CONNECTION"]
 TAG_MAX = 15  # mem_data.m_tag is char[16] with its NUL
 
 
@@ -79,7 +84,8 @@ def bank_groups(mems: list[MemData], connections: list[Connection]
                 ) -> tuple[list[MemData], list[Connection]]:
     """The GROUP_TOPOLOGY and GROUP_CONNECTIVITY entries xclbinutil derives from
     MEM_TOPOLOGY ``mems`` and CONNECTIVITY ``connections`` (the module's docstring)."""
-    group_mems = list(mems)
+    group_mems = [replace(m, size_kb=0, base_address=0) if m.type == _STREAMING else m
+                  for m in mems]
     out: list[Connection] = []
     working: list[_Working] = []
     for c in connections:

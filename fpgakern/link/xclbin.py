@@ -13,7 +13,8 @@ readers skip such entries when they look for an argument's memory (xrt_kernel.cp
 ``ip_context::connectivity``: "disregard memory indices that do not map to a memory
 mapped bank, this could be streaming connections"; xocl: "skip kernel to kernel
 stream"). Its route_id (m_size) and flow_id (m_base_address) are the connection's index
-here: what v++ puts there is not confirmed (docs/link.md).
+here: what v++ puts there is not confirmed (docs/link.md); GROUP_TOPOLOGY's copies of
+these entries carry 0/0, as xclbinutil writes them (groups.py).
 """
 
 from __future__ import annotations

@@ -71,8 +71,11 @@ class EmulationTarget:
         for share in prepared.shares:
             cu = self.cus[share.cu]
             cu.unmap_all()
-            buffers = [*share.inputs, share.output]
-            for i, (arg, buf) in enumerate(zip(pointers, buffers, strict=True)):
+            # By name: the C order (the spec's args) may put the output first.
+            names = (*plan.kernel.inputs, plan.kernel.output)
+            buffers = dict(zip(names, [*share.inputs, share.output], strict=True))
+            for i, arg in enumerate(pointers):
+                buf = buffers[arg.name]
                 address = DEVICE_BASE * (i + 1)
                 cu.map(address, buf, writable=arg.direction == "out")
                 cu.write(arg.offset, address & 0xFFFF_FFFF)
@@ -122,18 +125,21 @@ class XrtTarget:
         runs = []
         for share in prepared.shares:
             kernel = self.kernels[share.cu]
-            bos = []
-            for arg, buf in zip(self.iface.pointers, [*share.inputs, share.output],
-                                strict=True):
+            names = (*prepared.plan.kernel.inputs, prepared.plan.kernel.output)
+            buffers = dict(zip(names, [*share.inputs, share.output], strict=True))
+            bos = {}
+            for arg in self.iface.pointers:
+                buf = buffers[arg.name]
                 bo = pyxrt.bo(self.device, buf.nbytes, pyxrt.bo.normal, kernel.group_id(arg.id))
                 if arg.direction == "in":
                     bo.write(buf.view(np.uint8), 0)
                     bo.sync(to_dev, buf.nbytes, 0)
-                bos.append(bo)
+                bos[arg.name] = bo
             values = host.register_values(prepared, share)
-            scalars = [self._scalar(name, values[name]) for name in
-                       (a.name for a in self.iface.scalars)]
-            runs.append((kernel(*bos, *scalars), bos[-1], share))
+            # Positional, in the C order (interface(): the spec's args).
+            call = [bos[a.name] if a.kind == "pointer" else self._scalar(a.name, values[a.name])
+                    for a in self.iface.args]
+            runs.append((kernel(*call), bos[prepared.plan.kernel.output], share))
         for run, out_bo, share in runs:
             run.wait()
             out_bo.sync(from_dev, share.output.nbytes, 0)

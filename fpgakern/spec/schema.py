@@ -75,6 +75,10 @@ FIELDS: dict[str, Field] = {
               "inputs and outputs that are AXI4-Stream ports instead of pointers to memory "
               "(an elementwise kernel of 32-bit elements, built at rung 2)",
               category_default=False),
+        Field("args", "list of names",
+              "the C signature's argument order, every input, output, scalar and n once "
+              "(default: inputs, output, scalars, n), e.g. [c, a, b, n]",
+              category_default=False),
         Field("control", "string",
               f"{' or '.join(CONTROLS)}: free_running has no control port (ap_ctrl_none); "
               "every input and output is then a stream", category_default=False),
@@ -203,6 +207,13 @@ _RESERVED_SUFFIXES = ("_buf", "_v", "_stream", "_path", "_tab", "_row", "_lane",
                       "_pass")
 
 
+# Names AMD's stream kernels give their AXI4-Stream arguments (increment(input, output),
+# mem_read(mem, size, stream)): a stream argument reaches the RTL only as <name>_TDATA,
+# _TVALID, ... and the HLS C++ only as a parameter, so these keywords may name one.
+# _check_streams refuses them on anything but a stream.
+STREAM_ONLY_NAMES = frozenset({"input", "output", "stream"})
+
+
 def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str:
     """A name that ends up in C++, SystemVerilog and file paths must be plain and unused."""
     if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
@@ -212,7 +223,8 @@ def check_identifier(doc: Located, key: str, name: Any, *path: str | int) -> str
             "at most 31 characters)",
             *path,
         )
-    allowed = _KERNEL_NAMES_ALLOWED if key == "kernel" else frozenset()
+    allowed = _KERNEL_NAMES_ALLOWED if key == "kernel" else \
+        STREAM_ONLY_NAMES if key in ("inputs", "outputs", "streams") else frozenset()
     if (name in _RESERVED and name not in allowed) or name.startswith(
         _RESERVED_PREFIXES
     ) or name.endswith(_RESERVED_SUFFIXES):
@@ -352,6 +364,9 @@ def validate(
         for key in ("streams", "control"):
             if key in data:
                 raise doc.error(key, "a transform kernel has no stream ports")
+        if "args" in data:
+            raise doc.error("args", "a transform kernel's arguments keep their order "
+                                    "(args: is for elementwise and reduction kernels)")
         return _transform_kernel(doc, category, merged, source_of(doc, data, category_doc))
     if "expression" not in merged:
         raise SpecError(doc.file, 1, "expression", "missing required key (or a transform: "
@@ -392,7 +407,35 @@ def validate(
     )
     _check_expression(doc, kernel)
     _check_shapes(doc, kernel)
-    return _check_streams(doc, data, kernel)
+    kernel = _check_streams(doc, data, kernel)
+    return _arg_order(doc, data.get("args"), kernel)
+
+
+def _arg_order(doc: Located, value: Any, kernel: Kernel) -> Kernel:
+    """The spec's ``args``: a C signature's order of the kernel's arguments (AMD's
+    ``vector_add(c, a, b, n)``, ``mem_read(mem, n, out)``), each named exactly once."""
+    if value is None:
+        return kernel
+    if kernel.kind not in ("elementwise", "reduction"):
+        raise doc.error("args", f"only elementwise and reduction kernels declare their "
+                                f"argument order; {kernel.name} is a "
+                                f"{kernel.kind.replace('_', ' ')}")
+    if isinstance(value, str) or not isinstance(value, list) or not value:
+        raise doc.error("args", "expected a non-empty list of names")
+    names = kernel.arguments
+    order: list[str] = []
+    for i, name in enumerate(value):
+        if name not in names:
+            raise doc.error("args", f"{shown(name)} is not an argument of the kernel "
+                                    f"({', '.join(names)})", "args", i)
+        if name in order:
+            raise doc.error("args", f"{shown(name)} is listed twice", "args", i)
+        order.append(name)
+    missing = [n for n in names if n not in order]
+    if missing:
+        raise doc.error("args", f"every argument must be listed once; missing "
+                                f"{', '.join(missing)}")
+    return replace(kernel, arg_order=tuple(order))
 
 
 def _streams(doc: Located, value: Any, ports: tuple[str, ...]) -> tuple[str, ...]:
@@ -419,6 +462,12 @@ def _check_streams(doc: Located, data: dict[str, Any], kernel: Kernel) -> Kernel
     (its default), no torch op; free-running only when every port is a stream and there
     are no scalars (it has no control port to take them). Returns the kernel with its
     rungs settled."""
+    for key, names in (("inputs", kernel.inputs), ("outputs", kernel.outputs)):
+        for i, name in enumerate(names):
+            if name in STREAM_ONLY_NAMES and name not in kernel.streams:
+                raise doc.error(key, f"{shown(name)} is reserved in the generated "
+                                     "C++/SystemVerilog (it may name a stream argument: "
+                                     "list it in streams:)", key, i)
     if kernel.free_running and set(kernel.streams) != {*kernel.inputs, *kernel.outputs}:
         raise doc.error("control", "a free_running kernel has no control port, so every "
                                    "input and output must be listed in streams:")

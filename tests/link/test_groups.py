@@ -217,3 +217,16 @@ def test_stale_groups_are_a_warning():
     assert not any("GROUP_TOPOLOGY" in w for w in kv260["warnings"])
     assert "GROUP_TOPOLOGY: 4 memories, 0 beyond MEM_TOPOLOGY's 4; GROUP_CONNECTIVITY: 28 " \
         "connections" in format_report(kv260)
+
+
+def test_stream_entries_carry_route_and_flow_id_0_in_group_topology():
+    """Two stream_connect lines: MEM_TOPOLOGY's stream entries have route/flow ids 0/0
+    and 1/1; GROUP_TOPOLOGY's copies have 0/0, as xclbinutil writes them."""
+    link = 9  # MEM_STREAMING_CONNECTION, what stream_connect adds
+    mems = [_mem("DDR[0]", 0, 1 << 24, MEM_DDR4), _mem("stream_conn0", 0, 0, link),
+            _mem("stream_conn1", 1, 1, link)]
+    conns = [Connection(0, 0, 0), Connection(1, 0, 1), Connection(0, 1, 1),
+             Connection(1, 1, 2), Connection(0, 2, 2)]
+    group_mems, _ = groups.bank_groups(mems, conns)
+    assert [(m.tag, m.size_kb, m.base_address) for m in group_mems] == [
+        ("DDR[0]", 1 << 24, 0), ("stream_conn0", 0, 0), ("stream_conn1", 0, 0)]

@@ -91,9 +91,11 @@ def linked(tmp_path_factory, hello: Path, name: str, platform: str = "u250", cfg
         for target in TARGETS:
             design = linker.link(inputs, platforms.load(platform),
                                  config.parse(cfg, f"{name}.cfg") if cfg else None, target)
-            paths[target] = folder / f"{name}.{target}.xclbin"
+            # A folder per target: fpgakern_emu.cfg names its xclbin's UUID.
+            paths[target] = folder / target / f"{name}.{target}.xclbin"
+            paths[target].parent.mkdir()
             paths[target].write_bytes(xclbin.to_xclbin(design))
-        emu.prepare(paths["hw_emu"], TARGETS, specs=specs)
+            emu.prepare(paths[target], TARGETS, specs=specs)
         _links[key] = paths
     return _links[key]
 
@@ -381,9 +383,10 @@ def stream_chain(tmp_path_factory) -> dict[str, Path]:
     for target in TARGETS:
         design = linker.link(inputs, platforms.load("u250"),
                              config.parse(STREAM_CHAIN, "chain.cfg"), target)
-        paths[target] = folder / f"chain.{target}.xclbin"
+        paths[target] = folder / target / f"chain.{target}.xclbin"
+        paths[target].parent.mkdir()
         paths[target].write_bytes(xclbin.to_xclbin(design))
-    emu.prepare(paths["hw_emu"], TARGETS, specs=STREAM_SPECS)
+        emu.prepare(paths[target], TARGETS, specs=STREAM_SPECS)
     return paths
 
 
@@ -436,3 +439,87 @@ def test_a_chain_without_models_for_the_target_is_an_error_not_a_crash(programs,
     done = run(programs["stream_chain"], xclbin_path, target="hw_emu", ok=False)
     assert done.returncode != 0 and done.returncode != -signal.SIGSEGV
     assert "fpgakern_emu.cfg has no hw_emu model for kernel mm2s" in done.stderr
+
+
+# ------------------------------------------------------------------ AMD's examples' kernels
+# tests/data/xrt_examples_project: kernels declared in the argument order of AMD's
+# Vitis_Accel_Examples host_xrt kernels (the spec's args:), run by hosts of our own in the
+# shape of those examples' hosts.
+
+EXAMPLES = Path(__file__).parents[1] / "data" / "xrt_examples_project"
+EXAMPLE_HOSTS = {"copy_buffer": ["copy_buffer.cpp"], "free_running_k2k": ["free_running_k2k.cpp"],
+                 "p2p_simple": ["p2p_simple.cpp"]}
+_example_links: dict[tuple[str, ...], dict[str, Path]] = {}
+
+
+@pytest.fixture(scope="module")
+def examples(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("examples") / "xrt_examples_project"
+    shutil.copytree(EXAMPLES, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def example_programs(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("example_hosts")
+    return {name: emu.compile_host([HOSTS / s for s in sources], folder / name)
+            for name, sources in EXAMPLE_HOSTS.items()}
+
+
+def example_link(tmp_path_factory, examples: Path, kernels: list[str], platform: str = "u250",
+                 cfg: str = "") -> dict[str, Path]:
+    key = (*kernels, platform, cfg)
+    if key not in _example_links:
+        folder = tmp_path_factory.mktemp("example_link")
+        specs = examples / "kernel_specs"
+        inputs = resolve.resolve(kernels, Library(specs), folder / "build")
+        paths = {}
+        for target in TARGETS:
+            design = linker.link(inputs, platforms.load(platform),
+                                 config.parse(cfg, "example.cfg") if cfg else None, target)
+            paths[target] = folder / target / f"example.{target}.xclbin"
+            paths[target].parent.mkdir()
+            paths[target].write_bytes(xclbin.to_xclbin(design))
+            emu.prepare(paths[target], TARGETS, specs=specs)
+        _example_links[key] = paths
+    return _example_links[key]
+
+
+@pytest.mark.parametrize("target", [
+    "sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
+def test_copy_buffer(example_programs, examples, tmp_path_factory, target):
+    """vector_add(c, a, b, n), the output first (args: [c, a, b, n]): b a device copy of
+    a (bo::copy), c = a + b."""
+    xclbins = example_link(tmp_path_factory, examples, ["xrt_examples/vector_add@opt4:int32"])
+    done = run(example_programs["copy_buffer"], xclbins[target], target=target)
+    assert done.stdout.splitlines()[-1] == "TEST PASSED"
+
+
+K2K = ["xrt_examples/mem_read", "xrt_examples/increment", "xrt_examples/mem_write"]
+K2K_LINK = ("[connectivity]\nstream_connect=mem_read_1.stream:increment_1.input\n"
+            "stream_connect=increment_1.output:mem_write_1.stream\n")
+
+
+@pytest.mark.parametrize("target", TARGETS)  # the one new hw_emu run of the default tier
+def test_free_running_k2k(example_programs, examples, tmp_path_factory, target):
+    """mem_read(mem, n, stream) and mem_write(mem, n, stream) (args:, the size before
+    the stream) around the free-running increment(input, output), which the host never
+    opens: the argument names of AMD's kernels, which its link config names."""
+    xclbins = example_link(tmp_path_factory, examples, K2K, cfg=K2K_LINK)
+    done = run(example_programs["free_running_k2k"], xclbins[target], target=target)
+    assert done.stdout.splitlines()[-1] == "TEST PASSED"
+    if target == "hw_emu":
+        assert stream_beats(done.stderr) == {"mem_read_1.stream -> increment_1.input": 1024,
+                                             "increment_1.output -> mem_write_1.stream": 1024}
+
+
+@pytest.mark.parametrize("target", [
+    "sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
+def test_p2p_simple(example_programs, examples, tmp_path_factory, tmp_path, target):
+    """adder(in, out, inc, size) on p2p buffers, allocated through an xrtDeviceHandle:
+    the host reads the kernel's output from a p2p map and writes a kernel's input into
+    one, with no sync (XRT maps a p2p buffer's device memory)."""
+    xclbins = example_link(tmp_path_factory, examples, ["xrt_examples/adder@opt4:int32"])
+    done = run(example_programs["p2p_simple"], xclbins[target], tmp_path / "ssd.bin",
+               target=target)
+    assert done.stdout.splitlines()[-1] == "TEST PASSED"

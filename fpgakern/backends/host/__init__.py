@@ -22,6 +22,7 @@ from pathlib import Path
 
 from fpgakern.backends.hls.generator import templates_dir
 from fpgakern.backends.templates import render, write
+from fpgakern.interface import interface
 from fpgakern.ir import fft, shapes
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
@@ -111,6 +112,15 @@ def host_literal(value: float | int, is_float: bool) -> str:
     return f"{value!r}f" if "e" in repr(value) or "." in repr(value) else f"{value!r}.0f"
 
 
+def _call_arg(kernel: Kernel, name: str) -> str:
+    """What a CU's run passes for argument ``name`` (host.hpp.j2's locals)."""
+    if name in kernel.inputs:
+        return f"{name}_bo"
+    if name == kernel.output:
+        return "out_bo"
+    return "static_cast<int>(elements)" if name in kernel.size_args else name
+
+
 def context(plan: Plan) -> dict[str, object]:
     view = _VariantView(plan)
     kernel = plan.kernel
@@ -122,6 +132,9 @@ def context(plan: Plan) -> dict[str, object]:
         "inputs": kernel.inputs, "output": kernel.output, "scalars": view.scalars,
         "spec_path": f"kernel_specs/{kernel.category}/{kernel.source.name}",
         "picks": None, "R": view.R, "out_dtype": plan.arch.pointer_dtype(kernel.output),
+        # The C order (the spec's args): each argument's index, and a run's arguments.
+        "arg_id": {a.name: a.id for a in interface(plan).args},
+        "call_args": [_call_arg(kernel, a.name) for a in interface(plan).args],
     }
     ctx.update(_share_limit(plan))
     if kernel.kind in SHAPED_KINDS:

@@ -27,8 +27,13 @@ bo_impl::bo_impl(std::shared_ptr<device_impl> device, size_t size, bo::flags fla
     storage_->device = static_cast<uint8_t*>(std::aligned_alloc(kPage, bytes));
     if (!storage_->device) fail("out of memory for a buffer object");
     std::memset(storage_->device, 0, bytes);
-    if (flags == bo::flags::host_only) {
-        storage_->host = storage_->device;  // the kernel reaches host memory itself
+    if (flags == bo::flags::host_only || flags == bo::flags::p2p) {
+        // host_only: the kernel reaches host memory itself; p2p: the host maps device
+        // memory (XRT maps a P2P buffer's device side through the card's BAR).
+        if (flags == bo::flags::p2p && userptr) {
+            fail("a p2p buffer cannot take a user pointer (its memory is the device's)");
+        }
+        storage_->host = storage_->device;
     } else if (flags != bo::flags::device_only) {
         if (userptr) {
             storage_->host = static_cast<uint8_t*>(userptr);
@@ -76,6 +81,14 @@ bo::bo(const xrt::device& device, void* userptr, size_t sz, bo::flags flags,
     ApiLock lock(api_mutex());
     if (!device) fail("xrt::bo on an empty xrt::device");
     handle_ = std::make_shared<bo_impl>(device.get_handle(), sz, flags, grp, userptr);
+}
+
+bo::bo(xclDeviceHandle dhdl, void* userptr, size_t sz, bo::flags flags, memory_group grp) {
+    ApiLock lock(api_mutex());
+    if (!dhdl) fail("xrt::bo on a null xclDeviceHandle");
+    // The handle is an xrt::device's device_impl (xrt::device::operator xclDeviceHandle).
+    handle_ = std::make_shared<bo_impl>(static_cast<device_impl*>(dhdl)->shared_from_this(),
+                                        sz, flags, grp, userptr);
 }
 
 bo::bo(const xrt::device& device, size_t sz, bo::flags flags, memory_group grp)

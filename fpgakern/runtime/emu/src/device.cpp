@@ -335,6 +335,8 @@ std::shared_ptr<device_impl> open_device(unsigned int index) {
 
 device::device(unsigned int didx) : handle_((ApiLock(api_mutex()), open_device(didx))) {}
 
+device::operator xclDeviceHandle() const { return handle_.get(); }
+
 uuid device::load_xclbin(const std::string& xclbin_fnm) {
     ApiLock lock(api_mutex());
     if (!handle_) fail("load_xclbin on an empty xrt::device");

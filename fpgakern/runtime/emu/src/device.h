@@ -101,7 +101,7 @@ struct Chain {
 
 namespace xrt {
 
-class device_impl {
+class device_impl : public std::enable_shared_from_this<device_impl> {
   public:
     explicit device_impl(unsigned int index);
     ~device_impl() { close(); }

@@ -6,7 +6,9 @@
 // the kernel sees); sync() copies between them, so host code that forgets a sync reads
 // stale data here too. flags::host_only: the kernel reads and writes host memory
 // directly (one side; sync is a no-op). flags::device_only: no host side (map, read and
-// write throw, as XRT's do). flags::cacheable: as normal (it only matters on embedded
+// write throw, as XRT's do). flags::p2p: one side, the device memory itself, as a card
+// maps a P2P buffer through its PCIe BAR (map() reads and writes what the kernel sees;
+// sync is a no-op). flags::cacheable: as normal (it only matters on embedded
 // platforms). A sub-buffer xrt::bo(parent, size, offset) shares its parent's storage.
 #ifndef FPGAKERN_EMU_XRT_BO_H_
 #define FPGAKERN_EMU_XRT_BO_H_
@@ -50,6 +52,14 @@ class bo {
     bo(const xrt::device& device, size_t sz, bo::flags flags, memory_group grp);
     bo(const xrt::device& device, size_t sz, memory_group grp)
         : bo(device, sz, bo::flags::normal, grp) {}
+    // The same on a device handle (an xrt::device converts to one), as XRT's.
+    bo(xclDeviceHandle dhdl, void* userptr, size_t sz, bo::flags flags, memory_group grp);
+    bo(xclDeviceHandle dhdl, void* userptr, size_t sz, memory_group grp)
+        : bo(dhdl, userptr, sz, bo::flags::normal, grp) {}
+    bo(xclDeviceHandle dhdl, size_t size, bo::flags flags, memory_group grp)
+        : bo(dhdl, nullptr, size, flags, grp) {}
+    bo(xclDeviceHandle dhdl, size_t size, memory_group grp)
+        : bo(dhdl, nullptr, size, bo::flags::normal, grp) {}
     // Sub-buffer of `parent`: [offset, offset + size) of its storage.
     bo(const bo& parent, size_t size, size_t offset);
 

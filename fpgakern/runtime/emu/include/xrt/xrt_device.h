@@ -108,6 +108,9 @@ class device {
 
     explicit operator bool() const { return handle_ != nullptr; }
     bool operator==(const device& rhs) const { return handle_ == rhs.handle_; }
+    // Implicit, as XRT's: a host passes an xrt::device where an xclDeviceHandle (or an
+    // xrtDeviceHandle, the same void*) is expected, e.g. to xrt::bo's handle constructors.
+    operator xclDeviceHandle() const;  // NOLINT: implicit, as XRT
     const std::shared_ptr<device_impl>& get_handle() const { return handle_; }
 
   private:

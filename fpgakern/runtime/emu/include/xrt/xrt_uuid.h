@@ -14,7 +14,11 @@ namespace xrt {
 class uuid {
   public:
     uuid() : bytes_{} {}
-    explicit uuid(const unsigned char bytes[16]) { std::memcpy(bytes_.data(), bytes, 16); }
+    // Implicit, as XRT's uuid(const xuid_t): a raw 16-byte id converts where a uuid is
+    // expected (xrt::kernel(device, xclbin.get_uuid().get(), name)).
+    uuid(const unsigned char bytes[16]) {  // NOLINT: implicit, as XRT
+        std::memcpy(bytes_.data(), bytes, 16);
+    }
 
     const unsigned char* get() const { return bytes_.data(); }
 
