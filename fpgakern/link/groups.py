@@ -80,12 +80,17 @@ def _run_end(working: list[_Working], start: int) -> int:
     return end
 
 
+def group_copy(mem: MemData) -> MemData:
+    """MEM_TOPOLOGY entry ``mem`` as GROUP_TOPOLOGY's copy of it holds it (a stream's
+    route/flow id become 0/0: the module's docstring)."""
+    return replace(mem, size_kb=0, base_address=0) if mem.type == _STREAMING else mem
+
+
 def bank_groups(mems: list[MemData], connections: list[Connection]
                 ) -> tuple[list[MemData], list[Connection]]:
     """The GROUP_TOPOLOGY and GROUP_CONNECTIVITY entries xclbinutil derives from
     MEM_TOPOLOGY ``mems`` and CONNECTIVITY ``connections`` (the module's docstring)."""
-    group_mems = [replace(m, size_kb=0, base_address=0) if m.type == _STREAMING else m
-                  for m in mems]
+    group_mems = [group_copy(m) for m in mems]
     out: list[Connection] = []
     working: list[_Working] = []
     for c in connections:

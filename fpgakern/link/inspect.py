@@ -17,6 +17,7 @@ from typing import Any
 from fpgakern.errors import FpgakernError, display_path
 from fpgakern.link import axlf, sections
 from fpgakern.link.axlf import SECTION_IDS, Axlf, XclbinError
+from fpgakern.link.groups import group_copy
 from fpgakern.link.metadata import parse_build_metadata, parse_embedded_metadata
 from fpgakern.link.sections import (
     IP_KERNEL,
@@ -92,7 +93,7 @@ def inspect_xclbin(data: bytes) -> dict[str, Any]:
     if [ip.base_address for ip in ips] != sorted(ip.base_address for ip in ips):
         warnings.append("IP_LAYOUT is not sorted by base address")
 
-    if group_mems is not None and group_mems[:len(mems)] != mems:
+    if group_mems is not None and group_mems[:len(mems)] != [group_copy(m) for m in mems]:
         # xclbinutil's GROUP_TOPOLOGY starts with MEM_TOPOLOGY's entries (link/groups.py)
         warnings.append("GROUP_TOPOLOGY does not start with MEM_TOPOLOGY's memories (groups "
                         "made for another design? XRT reads the group sections first)")

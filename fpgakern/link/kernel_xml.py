@@ -163,7 +163,7 @@ def parse(text: str | bytes, where: str) -> KernelDesc:
     """Read a kernel.xml; ``where`` names it in errors."""
     try:
         root = ElementTree.fromstring(text)
-    except ElementTree.ParseError as err:
+    except (ElementTree.ParseError, LookupError) as err:  # LookupError: an unknown encoding=
         raise FpgakernError(f"{where}: not well-formed XML ({err})") from None
     kernels = root.findall("kernel")
     if root.tag != "root" or len(kernels) != 1:

@@ -127,7 +127,7 @@ def parse_embedded_metadata(payload: bytes) -> EmbeddedMetadata:
     where = "EMBEDDED_METADATA"
     try:
         root = ElementTree.fromstring(payload.rstrip(b"\0"))
-    except ElementTree.ParseError as err:
+    except (ElementTree.ParseError, LookupError) as err:  # LookupError: an unknown encoding=
         raise FpgakernError(f"{where}: not well-formed XML ({err})") from None
     if root.tag != "project":
         raise FpgakernError(f"{where}: root element is <{root.tag}>, expected <project>")

@@ -143,7 +143,7 @@ def _extract(archive: zipfile.ZipFile, name: str, where: str) -> bytes:
 def _xml(archive: zipfile.ZipFile, name: str, where: str) -> ElementTree.Element:
     try:
         return ElementTree.fromstring(_extract(archive, name, where))
-    except ElementTree.ParseError as err:
+    except (ElementTree.ParseError, LookupError) as err:  # LookupError: an unknown encoding=
         raise FpgakernError(f"{where}: {name} is not well-formed XML ({err})") from None
 
 

@@ -120,7 +120,7 @@ def parse_csynth(path: Path) -> Csynth:
     """Read ``<top>_csynth.xml``. A missing or malformed file is a ToolError naming it."""
     try:
         root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as err:
+    except (OSError, ET.ParseError, LookupError) as err:  # LookupError: an unknown encoding=
         raise ToolError(f"cannot read the synthesis report {path}: {err}") from None
 
     def text(where: str) -> str | None:

@@ -15,6 +15,7 @@ from link_support import SAMPLES
 from fpgakern.errors import FpgakernError
 from fpgakern.link.axlf import HEADER, SECTION_HEADER
 from fpgakern.link.inspect import dump_section, inspect_bytes
+from fpgakern.link.xo import read_xo
 
 FUZZ = settings(max_examples=120, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -119,3 +120,24 @@ def test_xo_without_kernel_xml_is_an_error():
         z.writestr("xo.xml", "<Root/>")
     with pytest.raises(FpgakernError, match="no kernel.xml"):
         inspect_bytes(buf.getvalue())
+
+
+BAD_ENCODING = (b'encoding="UTF-8"', b'encoding="U-F-8"')
+
+
+def test_an_unknown_xml_encoding_is_a_damaged_file(files, xo_bytes):
+    """A flipped byte in an XML declaration's encoding name (hypothesis found
+    'U-F-8') makes ElementTree raise LookupError: it is a damaged file like any other."""
+    damaged_xclbins = [data.replace(*BAD_ENCODING) for data in files
+                       if BAD_ENCODING[0] in data]
+    assert damaged_xclbins, "no sample has an XML declaration to damage"
+    for data in damaged_xclbins:
+        with pytest.raises(FpgakernError):
+            inspect_bytes(data)
+    damaged = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(xo_bytes)) as src, zipfile.ZipFile(damaged, "w") as out:
+        for item in src.infolist():
+            out.writestr(item, src.read(item).replace(*BAD_ENCODING))
+    assert damaged.getvalue() != xo_bytes
+    with pytest.raises(FpgakernError):
+        read_xo(damaged.getvalue())
