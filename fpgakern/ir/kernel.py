@@ -28,6 +28,12 @@ NO_RTL_KINDS: dict[KernelKind, str] = {
     "contraction": "the contraction kind has no RTL generator yet (issue 30: C simulation "
                    "only for now)",
 }
+# Kinds with no host wrapper (XRT host code, .xo, runtime) yet, each with its reason: the
+# host and xo steps report it as their outcome.
+NO_HOST_KINDS: dict[KernelKind, str] = {
+    "contraction": "the contraction kind has no host wrapper or .xo yet (issue 30: C "
+                   "simulation only for now)",
+}
 # The name a contraction's epilogue (its ``expression``) gives the contracted value.
 ACC = "acc"
 SHAPED_KINDS: tuple[KernelKind, ...] = ("broadcast", "row_reduction", "row_map")
