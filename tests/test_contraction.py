@@ -157,3 +157,23 @@ def test_error_within_the_declared_bound(k: int):
         bound = matmul.error_bound(a, b)
         assert (error <= bound).all(), float((error / bound).max())
         assert error.max() > 0 or k == 1  # the check can fail: errors do occur
+
+
+def test_csim_catches_a_kernel_that_sums_from_zero(tmp_path):
+    """The check can fail: rung 0 starting its sum from +0 instead of the first product
+    turns a -0 result into +0 (special values, K = 1), and nothing else."""
+    from fpgakern import paths
+    from fpgakern.backends.hls import generate
+    from fpgakern.ladder import plan
+    from fpgakern.verify import matrix_csim
+
+    library = Library(paths.SOURCE_ROOT / "kernel_specs")
+    p = plan(library.get("matrix_ops/mm"), 0, "float32")
+    sources = generate(p, tmp_path)
+    text = sources.kernel.read_text()
+    assert "fk_p == 0 ? fk_prod : " in text
+    sources.kernel.write_text(text.replace("fk_p == 0 ? fk_prod : ", ""))
+    result = matrix_csim.run(p, sources, tmp_path / "csim")
+    assert not result.passed
+    failed = {c.label.split(" (")[0] for c in result.cases if not c.verdict.passed}
+    assert failed and failed <= {"special values", "special values K=1"}, failed
