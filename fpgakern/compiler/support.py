@@ -22,7 +22,7 @@ from torch import fx
 
 from fpgakern import paths
 from fpgakern.ir import shapes
-from fpgakern.ir.kernel import Kernel
+from fpgakern.ir.kernel import NO_HOST_KINDS, Kernel
 from fpgakern.ir.ops import OPS, Accuracy
 from fpgakern.runtime.torch_ops import mirror_path, torch_keyword
 from fpgakern.spec.library import Library
@@ -114,12 +114,16 @@ def describe(node: fx.Node) -> str:
 
 
 @cache
-def mirrored() -> dict[str, list[Kernel]]:
+def mirrored(*, runnable: bool = True) -> dict[str, list[Kernel]]:
     """Float32 kernels of the bundled library by the aten name of the operator they
-    mirror, in library order (``binary_ops/mul`` before ``binary_ops/mul_scalar``)."""
+    mirror, in library order (``binary_ops/mul`` before ``binary_ops/mul_scalar``).
+    ``runnable=False``: the kernels of the kinds with no host wrapper yet instead
+    (NO_HOST_KINDS), which the backend names as the reason an op stays in torch."""
     table: dict[str, list[Kernel]] = {}
     for kernel in Library(paths.library_dir()).kernels:
         if "float32" not in kernel.dtypes or kernel.transform is not None:
+            continue
+        if (kernel.kind in NO_HOST_KINDS) == runnable:
             continue
         if kernel.kind == "reduction":
             continue  # full reductions come from the op table (REDUCTIONS)
@@ -237,6 +241,8 @@ def lower(node: fx.Node) -> Term | Unsupported:
         return _reduction(node, op, REDUCTIONS[name], out)
     kernels = mirrored().get(name)
     if not kernels:
+        for waiting in mirrored(runnable=False).get(name, []):
+            return Unsupported(node, f"{waiting.qualname}: {NO_HOST_KINDS[waiting.kind]}")
         return Unsupported(node, f"no fpgakern kernel or operator mirrors aten.{name}")
     if name in EXCLUDED:
         return Unsupported(node, EXCLUDED[name])

@@ -9,16 +9,33 @@ from typing import Literal
 
 from fpgakern.ir import expr, fft
 from fpgakern.ir import shapes as shape_rules
+from fpgakern.ir.contraction import Contraction
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES, DType
 from fpgakern.ir.ops import EXACT, Accuracy, Op
 
 # What shape of computation a kernel is; every generator and checker dispatches on it,
 # never on the folder (category) a spec sits in. Three need a spec's ``shapes``
-# (fpgakern.ir.shapes); ``transform`` is a spec's ``transform:`` (fpgakern.ir.fft).
+# (fpgakern.ir.shapes); ``transform`` is a spec's ``transform:`` (fpgakern.ir.fft);
+# ``contraction`` a spec's ``contraction:`` (fpgakern.ir.contraction).
 KernelKind = Literal["elementwise", "reduction", "broadcast", "row_reduction", "row_map",
-                     "transform"]
+                     "transform", "contraction"]
 KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction", "broadcast", "row_reduction",
-                                 "row_map", "transform")
+                                 "row_map", "transform", "contraction")
+# The one place that exempts a kind from the rule that every kind is generated, linted
+# and simulated in RTL (tests/test_variant_selection.py): each with its reason. The
+# build's RTL steps report the reason as their outcome instead of running.
+NO_RTL_KINDS: dict[KernelKind, str] = {
+    "contraction": "the contraction kind has no RTL generator yet (issue 30: C simulation "
+                   "only for now)",
+}
+# Kinds with no host wrapper (XRT host code, .xo, runtime) yet, each with its reason: the
+# host and xo steps report it as their outcome.
+NO_HOST_KINDS: dict[KernelKind, str] = {
+    "contraction": "the contraction kind has no host wrapper or .xo yet (issue 30: C "
+                   "simulation only for now)",
+}
+# The name a contraction's epilogue (its ``expression``) gives the contracted value.
+ACC = "acc"
 SHAPED_KINDS: tuple[KernelKind, ...] = ("broadcast", "row_reduction", "row_map")
 
 # The judges (fpgakern.verify.compare) and the C-simulation testbenches follow up to this
@@ -76,6 +93,10 @@ class Kernel:
     # input, output, scalar and size argument once, e.g. ``c, a, b, n`` for AMD's
     # ``vector_add(c, a, b, n)``); empty: inputs, output, scalars, then the sizes.
     arg_order: tuple[str, ...] = ()
+    # A contraction kernel's index sets (its first two inputs are the operands), and the
+    # indices of each further input its epilogue reads (``bias: n``), in spec order.
+    contraction: Contraction | None = None
+    indices: tuple[tuple[str, str], ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -87,7 +108,14 @@ class Kernel:
         """What the kernel computes, as a line: its expression, or its transform."""
         if self.transform is not None:
             return f"{self.transform}({self.inputs[0]}) * scale"
+        if self.contraction is not None:
+            return f"{ACC} = {self.contraction.text}; {self.expression}"
         return self.expression
+
+    @property
+    def epilogue_inputs(self) -> tuple[str, ...]:
+        """The inputs an expression names: all of them, but a contraction's operands."""
+        return self.inputs[2:] if self.contraction is not None else self.inputs
 
     @property
     def output(self) -> str:
@@ -109,8 +137,16 @@ class Kernel:
         return {d: self._parse(d) for d in self.dtypes}
 
     def _parse(self, dtype_name: str) -> expr.Node:
-        return parse_graph(self.expression, self.inputs, self.scalars, self.lets,
-                           bool(self.shapes), dtype_name)[0]
+        return parse_graph(self.expression, self.expression_inputs, self.scalars,
+                           self.lets, bool(self.shapes), dtype_name)[0]
+
+    @property
+    def expression_inputs(self) -> tuple[str, ...]:
+        """The tensor names the expression sees: a contraction's epilogue sees ``acc`` and
+        its further inputs."""
+        if self.contraction is not None:
+            return (ACC, *self.epilogue_inputs)
+        return self.inputs
 
     def graph(self, dtype_name: str) -> expr.Node:
         """The typed expression graph for one dtype (``let`` names substituted)."""
@@ -152,7 +188,8 @@ class Kernel:
     def reduction(self) -> Op | None:
         """The reduction op at the root of a kernel that reduces all its elements to one,
         or None (elementwise, shaped and transform kernels)."""
-        if self.transform is not None or self.staged(self.dtypes[0]) is not None:
+        if (self.transform is not None or self.contraction is not None
+                or self.staged(self.dtypes[0]) is not None):
             return None
         return expr.reduction_of(self.graph(self.dtypes[0]))
 
@@ -167,6 +204,8 @@ class Kernel:
         in any category is a reduction; ``transform`` for a spectral kernel."""
         if self.transform is not None:
             return "transform"
+        if self.contraction is not None:
+            return "contraction"
         staged = self.staged(self.dtypes[0])
         if staged is not None:
             return staged.kind

@@ -58,6 +58,8 @@ SIZE_ARGS: dict[str, tuple[str, ...]] = {
     "broadcast": ("n", "inner", "channels", "channel0"),
     "row_reduction": ("rows", "cols"),
     "row_map": ("rows", "cols"),
+    # a contraction: ``batch`` products of (m, k) by (k, n) (fpgakern.ir.contraction)
+    "contraction": ("batch", "m", "n", "k"),
     # A transform: ``rows`` transforms of length ``n`` (a row of the input holds
     # fpgakern.ir.fft.input_length(n) elements, of the output output_length(n)).
     "transform": ("rows", "n"),

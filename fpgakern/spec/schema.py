@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fpgakern.errors import SpecError, shown
-from fpgakern.ir import expr, fft, shapes
+from fpgakern.ir import contraction, expr, fft, shapes
 from fpgakern.ir.dtypes import DTYPES, RESULT_DTYPES
-from fpgakern.ir.kernel import Kernel, ScalarArg, default_top_name, parse_graph
+from fpgakern.ir.kernel import ACC, Kernel, ScalarArg, default_top_name, parse_graph
 from fpgakern.ir.ops import Accuracy
 from fpgakern.ladder import DEFAULT_RUNGS, LAST_RUNG
 from fpgakern.spec.yamlpos import Located
@@ -56,6 +56,14 @@ FIELDS: dict[str, Field] = {
         Field("transform", "transform",
               f"a spectral kernel's transform of rows ({', '.join(fft.TRANSFORMS)}), instead "
               "of an expression", category_default=False),
+        Field("contraction", "index sets",
+              "a contraction kernel's indices, einsum-style (mk,kn->mn; bmk,bkn->bmn; "
+              "mk,nk->mn): its first two inputs are the operands, its expression (default "
+              "acc) the epilogue applied to each contracted value acc (docs/matrix.md)",
+              category_default=False),
+        Field("indices", "mapping name: indices",
+              "a contraction's further inputs, each with the output indices it varies "
+              "along (bias: n)", category_default=False),
         Field("rungs", "list of rungs",
               f"optimisation rungs to build (0-{LAST_RUNG}), default "
               f"{', '.join(map(str, DEFAULT_RUNGS))}"),
@@ -115,7 +123,7 @@ _RESERVED = frozenset(
     {
         "n", "size", "interrupt", "clk", "ce", "rst", "reset", "main", "std", "hls", "fk",
         # size arguments of the shaped kinds (fpgakern.ir.shapes.SIZE_ARGS)
-        "rows", "cols", "inner", "channels", "channel0",
+        "rows", "cols", "inner", "channels", "channel0", "m", "batch",
         # locals and helpers of the generated kernels and testbenches
         "i", "k", "l", "acc", "base", "len", "slot", "partial", "value", "column", "result",
         "count", "words", "element", "load", "store", "compute", "reduce", "cu", "first",
@@ -368,6 +376,16 @@ def validate(
             raise doc.error("args", "a transform kernel's arguments keep their order "
                                     "(args: is for elementwise and reduction kernels)")
         return _transform_kernel(doc, category, merged, source_of(doc, data, category_doc))
+    if "contraction" in data:
+        for key in ("streams", "control", "args"):
+            if key in data:
+                raise doc.error(key, f"a contraction kernel takes no {key}: (its arguments "
+                                     "are its operands, further inputs and output, in order)")
+        return _contraction_kernel(doc, category, merged, source_of(doc, data, category_doc))
+    for key in ("indices",):
+        if key in data:
+            raise doc.error(key, "only a contraction kernel (contraction: mk,kn->mn) "
+                                 "indexes its inputs")
     if "expression" not in merged:
         raise SpecError(doc.file, 1, "expression", "missing required key (or a transform: "
                         f"{', '.join(fft.TRANSFORMS)})")
@@ -757,7 +775,7 @@ def _check_expression(doc: Located, kernel: Kernel) -> None:
         try:
             # Parsed here for one dtype (Kernel.graph parses every dtype at once, so its
             # error could be another dtype's), with the arguments Kernel gives it.
-            root, _ = parse_graph(kernel.expression, kernel.inputs, kernel.scalars,
+            root, _ = parse_graph(kernel.expression, kernel.expression_inputs, kernel.scalars,
                                   kernel.lets, bool(kernel.shapes), dtype_name)
         except expr.ExprError as err:
             suffix = f" (for {dtype_name})" if len(kernel.dtypes) > 1 else ""
@@ -770,7 +788,109 @@ def _check_expression(doc: Located, kernel: Kernel) -> None:
             raise doc.error("expression", f"result is {root.dtype}; outputs must be a dtype of "
                                           f"{', '.join(RESULT_DTYPES)}")
         used = {n.name for n in root.walk() if isinstance(n, expr.Input | expr.Scalar)}
-        for arg in [*kernel.inputs, *(s.name for s in kernel.scalars)]:
+        for arg in [*kernel.expression_inputs, *(s.name for s in kernel.scalars)]:
+            if arg == ACC and kernel.contraction is not None:
+                continue  # a contraction's own message (_contraction_kernel)
             if arg not in used:
                 raise doc.error("expression", f"{shown(arg)} is declared but not used")
 
+
+
+# The dtypes a contraction is built for (int32 wraps, as torch's integer mm does).
+CONTRACTION_DTYPES = ("float32", "int32")
+# What a contraction's spec may not say: its shapes are its indices'.
+_NOT_FOR_CONTRACTIONS = ("shapes", "accuracy", "streams", "control", "transform")
+
+
+def _contraction_kernel(doc: Located, category: str, merged: dict[str, Any],
+                        source: Callable[[str], Located]) -> Kernel:
+    """A contraction kernel: ``contraction: mk,kn->mn``, two operand inputs, then the
+    epilogue's further inputs (each named in ``indices``), an optional epilogue
+    ``expression`` over ``acc`` (default ``acc``), float32 and/or int32."""
+    for key in _NOT_FOR_CONTRACTIONS:
+        if key in merged:
+            raise source(key).error(key, f"a contraction kernel has no {key} (its shapes "
+                                         "are its indices': docs/matrix.md)")
+    try:
+        parsed = contraction.parse(merged["contraction"])
+    except contraction.ContractionError as err:
+        raise doc.error("contraction", str(err)) from None
+    name = check_identifier(doc, "kernel", merged["kernel"])
+    if name != doc.file.stem:
+        raise doc.error("kernel", f"name {shown(name)} must match the file name "
+                                  f"{shown(doc.file.stem)}")
+    inputs = _names(source("inputs"), "inputs", merged["inputs"])
+    if len(inputs) < 2:
+        raise source("inputs").error("inputs", f"a contraction's first two inputs are its "
+                                               f"operands ({parsed.a} and {parsed.b}); got "
+                                               f"{len(inputs)} input")
+    outputs = _names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
+    scalars = _scalars(source("scalars"), merged.get("scalars"))
+    dtypes = _dtypes(source("dtypes"), merged["dtypes"])
+    for i, dtype in enumerate(dtypes):
+        if dtype not in CONTRACTION_DTYPES:
+            raise source("dtypes").error("dtypes", f"a contraction is built for "
+                                                   f"{' and '.join(CONTRACTION_DTYPES)}, "
+                                                   f"not {dtype}", "dtypes", i)
+    _check_defaults(source("scalars"), scalars, dtypes)
+    _no_clashes(doc, name, inputs, outputs, scalars)
+    kernel = Kernel(
+        name=name, category=category, doc=_one_line(doc, "doc", merged["doc"]),
+        mirrors=_mirrors(source("mirrors"), merged.get("mirrors")), inputs=inputs,
+        scalars=scalars, outputs=outputs, dtypes=dtypes,
+        expression=_expression(doc, merged.get("expression", ACC)),
+        rungs=_rungs(source("rungs"), merged.get("rungs")),
+        compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
+        source=doc.file,
+        lets=_lets(doc, merged.get("let"), {*inputs, *outputs, *(s.name for s in scalars),
+                                             name}),
+        tops=_tops(doc, merged.get("top"), name, dtypes,
+                   {*inputs, *outputs, *(s.name for s in scalars)}),
+        contraction=parsed,
+        indices=_indices(doc, merged.get("indices"), parsed, inputs[2:]),
+    )
+    _check_expression(doc, kernel)
+    if ACC not in {n.name for n in kernel.graph(dtypes[0]).walk()
+                   if isinstance(n, expr.Input)}:
+        raise doc.error("expression", f"the epilogue does not use {ACC}, the contracted "
+                                      "value")
+    for dtype in dtypes:
+        result = kernel.graph(dtype).dtype
+        if result != dtype:
+            raise doc.error("expression", f"the epilogue gives {result} for {dtype} "
+                                          f"operands: a contraction's result keeps its "
+                                          f"operands' dtype (no dtype mix)")
+    return kernel
+
+
+def _indices(doc: Located, value: Any, parsed: contraction.Contraction,
+             extra: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each further input's indices: a subsequence of the output's (``bias: n`` for an
+    output ``mn``), for every further input and no other name."""
+    value = {} if value is None else value
+    if not isinstance(value, dict):
+        raise doc.error("indices", "expected a mapping of input name: indices, such as "
+                                   "bias: n")
+    for key in value:
+        if key not in extra:
+            known = ", ".join(extra) or "none"
+            raise doc.error("indices", f"{shown(key)} is not one of the epilogue's inputs "
+                                       f"(the inputs after the two operands: {known})",
+                            "indices", key)
+    out = []
+    for name in extra:
+        if name not in value:
+            raise doc.error("indices", f"{name}: name the output indices it varies along "
+                                       f"(indices: {{{name}: {parsed.out[-1]}}})")
+        text = value[name]
+        text = "" if text is None else text
+        if not isinstance(text, str) or not all(i in parsed.out for i in text):
+            bad = next((i for i in str(text) if i not in parsed.out), str(text))
+            raise doc.error("indices", f"{name}: unknown index {shown(bad)} (the output's "
+                                       f"indices are {parsed.out})", "indices", name)
+        if text != "".join(i for i in parsed.out if i in text):
+            raise doc.error("indices", f"{name}: {shown(text)} must list the output's "
+                                       f"indices in the output's order ({parsed.out})",
+                            "indices", name)
+        out.append((name, text))
+    return tuple(out)

@@ -212,3 +212,10 @@ def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
             operands = list(np.broadcast_arrays(*operands))
             return np.asarray(apply(entry, operands))
     raise TypeError(node)
+
+
+def evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
+             scalars: Mapping[str, float | int]) -> np.ndarray:
+    """Evaluate ``node`` in its graph's dtypes on arrays that broadcast together (a
+    contraction's epilogue over ``acc`` and its indexed inputs, fpgakern.verify.matmul)."""
+    return _evaluate(node, env, scalars, wide=False)

@@ -36,7 +36,8 @@ def variant(qualname: str, rung: int, dtype: str) -> Plan:
 
 # The kernels of flat 1-D tensors (shaped kinds take tensors with their shapes: their own
 # tests, test_shaped_*.py; transforms take rows: test_spectral_kernels.py).
-FLAT_KERNELS = [k for k in LIBRARY.kernels if k.kind not in (*SHAPED_KINDS, "transform")]
+FLAT_KERNELS = [k for k in LIBRARY.kernels
+                if k.kind not in (*SHAPED_KINDS, "transform", "contraction")]
 
 
 def sw_variants() -> list[tuple[str, int, str]]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.backends import templates
-from fpgakern.backends.hls import spectral
+from fpgakern.backends.hls import matrix, spectral
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.hls.shaped import ShapedSpelling
 from fpgakern.backends.templates import write
@@ -84,7 +84,7 @@ def render_template(plan: Plan, name: str) -> str:
 
 
 def render_kernel(plan: Plan) -> str:
-    if plan.kernel.transform is not None:
+    if plan.kernel.transform is not None or plan.kernel.contraction is not None:
         return render(plan)[f"{plan.top}.cpp"]
     return render_template(plan, "kernel.cpp.j2")
 
@@ -136,6 +136,8 @@ def render(plan: Plan) -> dict[str, str]:
                                          compute_units=plan.placement.compute_units,
                                          stream_depth=plan.arch.stream_depth,
                                          read_settings=settings)
+    elif plan.kernel.contraction is not None:
+        files = matrix.render(plan)
     else:
         files = {f"{plan.top}.cpp": render_template(plan, "kernel.cpp.j2"),
                  f"{plan.top}_tb.cpp": render_template(plan, "testbench.cpp.j2")}

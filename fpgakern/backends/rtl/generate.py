@@ -22,7 +22,7 @@ from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
 from fpgakern.interface import SIZE_ARG, KernelInterface, interface
 from fpgakern.ir import complex_lowering, expr, shapes
-from fpgakern.ir.kernel import Kernel
+from fpgakern.ir.kernel import NO_RTL_KINDS, Kernel
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 
@@ -86,6 +86,8 @@ def check_supported(plan: Plan) -> None:
     """UsageError for plans the RTL backend cannot build at all (NoRtlOperator is raised
     later, per missing operator; complex64 is built by lowering, datapath_of)."""
     kernel = plan.kernel
+    if kernel.kind in NO_RTL_KINDS:  # the one list of kinds without an RTL generator
+        raise UsageError(f"{kernel.qualname}: {NO_RTL_KINDS[kernel.kind]}")
     if len(kernel.outputs) != 1:
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
     if kernel.kind == "transform":

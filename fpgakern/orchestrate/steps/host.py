@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fpgakern.backends import host
+from fpgakern.ir.kernel import NO_HOST_KINDS
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.util.text import plural
@@ -14,6 +15,8 @@ class Host(Step):
     data = ("hls_templates", "!hls_templates/csim")  # host*.j2, dispatched like the kernel's
 
     def applies(self, plan: Plan) -> str | None:
+        if plan.kernel.kind in NO_HOST_KINDS:
+            return NO_HOST_KINDS[plan.kernel.kind]
         if plan.kernel.streams:  # no host drives it alone: a chain's link joins its streams
             ports = ", ".join(plan.kernel.streams)
             return (f"AXI4-Stream ports ({ports}): the kernel runs only in a linked chain of "

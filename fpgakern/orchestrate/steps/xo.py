@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fpgakern.backends.hls.generator import sources_in
+from fpgakern.ir.kernel import NO_HOST_KINDS
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.orchestrate.steps.rtl import rtl_files
@@ -18,6 +19,9 @@ class Xo(Step):
     # It imports the HLS generator for the names of the files, whose content the hls
     # task's key covers: no template of its own.
     data = ("!hls_templates",)
+
+    def applies(self, plan: Plan) -> str | None:
+        return NO_HOST_KINDS.get(plan.kernel.kind)
 
     def fingerprint(self, plan: Plan) -> list[str]:
         from fpgakern.link import repro

@@ -1,0 +1,112 @@
+"""The numpy reference of a contraction kernel, in its one declared accumulation order.
+
+fpgakern.ir.contraction.ACCUMULATION_ORDER: for each output, ``acc = a[0] * b[0]``, then
+``acc = acc + a[k] * b[k]`` for k = 1..K-1 in ascending order, every product and every
+sum rounded to the element type (float32: round to nearest even, no fused multiply-add;
+int32: wrapping, as torch's integer mm). K = 0 gives +0. Vectorised over the batch, m and
+n; a loop over k, so that the order is the loop's and never numpy's (``np.matmul`` and
+``np.dot`` go to BLAS, which blocks and reorders the sum).
+
+:func:`exact` is the exact result (math.fsum of the exact float64 products, correctly
+rounded to float64) and :func:`error_bound` the bound the declared order keeps to it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from fpgakern.ir.contraction import Contraction
+from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.kernel import ACC, Kernel
+from fpgakern.verify import reference
+
+# float32's unit roundoff, and half its smallest subnormal (a product's absolute error
+# when it underflows; sums of subnormals are exact).
+UNIT_ROUNDOFF = 2.0 ** -24
+UNDERFLOW = 2.0 ** -150
+
+
+def canonical(contraction: Contraction, a: np.ndarray, b: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The operands as (batch, m, k) and (batch, k, n) views (no copies: transposes)."""
+    def view(x: np.ndarray, indices: str, order: tuple[str | None, ...]) -> np.ndarray:
+        present = [i for i in order if i is not None]
+        x = np.transpose(x, [indices.index(i) for i in present])
+        shape = [x.shape[present.index(i)] if i is not None else 1 for i in order]
+        return x.reshape(shape)
+    c = contraction
+    return (view(a, c.a, (c.batch, c.free_a, c.summed)),
+            view(b, c.b, (c.batch, c.summed, c.free_b)))
+
+
+def accumulate(a: np.ndarray, b: np.ndarray, dtype_name: str) -> np.ndarray:
+    """(batch, m, k) by (batch, k, n) in the declared order: a (batch, m, n) array."""
+    numpy = DTYPES[dtype_name].numpy
+    a = np.asarray(a, dtype=numpy)
+    b = np.asarray(b, dtype=numpy)
+    batch, m, k = a.shape
+    n = b.shape[2]
+    if k == 0:
+        return np.zeros((batch, m, n), dtype=numpy)
+    with np.errstate(all="ignore"):  # inf, NaN and int32 wrapping are the point
+        acc = a[:, :, 0, None] * b[:, None, 0, :]
+        for step in range(1, k):
+            product = a[:, :, step, None] * b[:, None, step, :]
+            acc = acc + product
+    return np.asarray(acc, dtype=numpy)
+
+
+def contract(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
+             scalars: Mapping[str, float | int] | None = None) -> np.ndarray:
+    """A contraction kernel's output for ``tensors`` (its inputs by name), in the output's
+    index order, epilogue applied."""
+    contraction = kernel.contraction
+    assert contraction is not None, kernel.qualname
+    a = tensors[kernel.inputs[0]]
+    b = tensors[kernel.inputs[1]]
+    batch, m, n, _ = contraction.sizes(a.shape, b.shape)
+    acc = accumulate(*canonical(contraction, a, b), dtype_name)
+    env: dict[str, np.ndarray] = {ACC: acc}
+    for name, indices in kernel.indices:
+        order = (contraction.batch, contraction.free_a, contraction.free_b)
+        shape = [tensors[name].shape[indices.index(i)] if i is not None and i in indices
+                 else 1 for i in order]
+        env[name] = np.asarray(tensors[name]).reshape(shape)
+    values = {s.name: s.default for s in kernel.scalars} | dict(scalars or {})
+    with np.errstate(all="ignore"):
+        out = reference.evaluate(kernel.graph(dtype_name), env, values)
+    out = np.broadcast_to(out, acc.shape).astype(DTYPES[dtype_name].numpy)
+    return out.reshape(contraction.output_shape(batch, m, n))
+
+
+def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(m, k) by (k, n) float32 operands, exactly: each float32 product is exact in
+    float64, and math.fsum rounds their sum once (to float64)."""
+    a64 = np.asarray(a, dtype=np.float64)
+    b64 = np.asarray(b, dtype=np.float64)
+    out = np.empty((a64.shape[0], b64.shape[1]))
+    for i in range(a64.shape[0]):
+        products = a64[i, :, None] * b64
+        for j in range(b64.shape[1]):
+            out[i, j] = math.fsum(products[:, j])
+    return out
+
+
+def gamma(k: int) -> float:
+    """gamma_K = K u / (1 - K u): the relative bound of K rounded steps (Higham, 3.1)."""
+    return k * UNIT_ROUNDOFF / (1 - k * UNIT_ROUNDOFF)
+
+
+def error_bound(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The declared order's bound on |ours - exact| for each output of finite (m, k) by
+    (k, n) float32 operands without overflow: gamma_K * sum_k |a b| + K * 2^-150. K
+    products and K - 1 sums each round once, and each result's error carries on through
+    every later sum (the classical bound for recursive summation of products); an
+    underflowing product also loses at most half a subnormal ulp."""
+    k = a.shape[1]
+    magnitude = np.abs(np.asarray(a, np.float64)) @ np.abs(np.asarray(b, np.float64))
+    # float64 BLAS's own rounding of the magnitude: a relative 2^-52 K, far below gamma_K.
+    return gamma(k) * magnitude * (1 + 2.0 ** -40) + k * UNDERFLOW
