@@ -26,7 +26,7 @@ SPECS = {
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+def user_library(tmp_path_factory: pytest.TempPathFactory) -> Library:
     root = tmp_path_factory.mktemp("matrix") / "kernel_specs"
     (root / "mine").mkdir(parents=True)
     (root / "mine" / "_category.yaml").write_text("doc: Matrix products.\n")
@@ -37,8 +37,8 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
     return Library(root)
 
 
-def test_specs_are_contraction_kernels(library: Library):
-    kernels = {k.name: k for k in library.kernels}
+def test_specs_are_contraction_kernels(user_library: Library):
+    kernels = {k.name: k for k in user_library.kernels}
     assert {k.kind for k in kernels.values()} == {"contraction"}
     assert kernels["mm"].size_args == ("batch", "m", "n", "k")
     assert kernels["mm_t"].contraction.transposed_b
@@ -110,37 +110,37 @@ def test_minus_zero_survives_k1():
     assert np.signbit(matmul.accumulate(a[None], b[None], "float32")[0, 0, 0])
 
 
-def test_int32_wraps_as_torch(library: Library):
+def test_int32_wraps_as_torch(user_library: Library):
     rng = np.random.default_rng(1)
     a = rng.integers(-2 ** 31, 2 ** 31, (9, 17), dtype=np.int64).astype(np.int32)
     b = rng.integers(-2 ** 31, 2 ** 31, (17, 6), dtype=np.int64).astype(np.int32)
-    got = matmul.contract(library.get("mine/mm"), "int32", {"x": a, "y": b})
+    got = matmul.contract(user_library.get("mine/mm"), "int32", {"x": a, "y": b})
     want = torch.mm(torch.from_numpy(a), torch.from_numpy(b)).numpy()
     assert np.array_equal(got, want)
 
 
-def test_epilogues_and_layouts(library: Library):
+def test_epilogues_and_layouts(user_library: Library):
     rng = np.random.default_rng(2)
     x = rng.standard_normal((5, 8)).astype(np.float32)
     w = rng.standard_normal((3, 8)).astype(np.float32)
     bias = rng.standard_normal(3).astype(np.float32)
     acc = matmul.accumulate(x[None], np.ascontiguousarray(w.T)[None], "float32")[0]
-    got = matmul.contract(library.get("mine/linear_relu"), "float32",
+    got = matmul.contract(user_library.get("mine/linear_relu"), "float32",
                           {"x": x, "weight": w, "bias": bias})
     assert _same_bits(got, np.maximum(acc + bias, np.float32(0)))
     y = rng.standard_normal((8, 3)).astype(np.float32)
     c = rng.standard_normal((5, 3)).astype(np.float32)
-    got = matmul.contract(library.get("mine/addmm"), "float32",
+    got = matmul.contract(user_library.get("mine/addmm"), "float32",
                           {"x": x, "y": y, "z": c}, {"beta": 0.5, "alpha": 2.0})
     acc = matmul.accumulate(x[None], y[None], "float32")[0]
     assert _same_bits(got, np.float32(0.5) * c + np.float32(2.0) * acc)
     batch_a = rng.standard_normal((2, 4, 6)).astype(np.float32)
     batch_b = rng.standard_normal((2, 6, 3)).astype(np.float32)
-    got = matmul.contract(library.get("mine/bmm"), "float32", {"x": batch_a, "y": batch_b})
+    got = matmul.contract(user_library.get("mine/bmm"), "float32", {"x": batch_a, "y": batch_b})
     assert got.shape == (2, 4, 3)
     for i in range(2):
         assert _same_bits(got[i], _scalar_loop(batch_a[i], batch_b[i]))
-    vec = matmul.contract(library.get("mine/mv"), "float32", {"x": x, "y": x[0]})
+    vec = matmul.contract(user_library.get("mine/mv"), "float32", {"x": x, "y": x[0]})
     assert vec.shape == (5,) and _same_bits(vec, _scalar_loop(x, x[0][:, None])[:, 0])
 
 
