@@ -317,6 +317,22 @@ def testbench_failure(status: int, output: str) -> str:
     return f"testbench failed: {reason}"
 
 
+
+def run_testbench(binary: Path, count: int, work_dir: Path
+                  ) -> tuple[subprocess.CompletedProcess[str], CsimResult | None]:
+    """Run a compiled testbench on ``work_dir``'s ``case{i}.bin`` (``i < count``), writing
+    ``out{i}.bin`` and ``csim.log``. Returns the run and a failed result when it did not
+    get to compare (a crash, a bad file), else None: read the outputs."""
+    argv = [str(binary)]
+    for i in range(count):
+        argv += [str(work_dir / f"case{i}.bin"), str(work_dir / f"out{i}.bin")]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    (work_dir / "csim.log").write_text(done.stdout + done.stderr)
+    if done.returncode not in (TB_MATCH, TB_MISMATCH):
+        return done, CsimResult(False, error=testbench_failure(done.returncode,
+                                                               done.stderr or done.stdout))
+    return done, None
+
 def run(plan: Plan, sources: HlsSources, cases: Sequence[Case | ShapedCase], work_dir: Path,
         *, flush_subnormals: bool = False) -> CsimResult:
     """Compile (or reuse) the testbench, run every case, compare with the reference
@@ -341,15 +357,11 @@ def run(plan: Plan, sources: HlsSources, cases: Sequence[Case | ShapedCase], wor
         binary = compile_testbench(sources, flush_subnormals=flush_subnormals)
     except ToolError as err:
         return CsimResult(False, error=str(err))
-    argv = [str(binary)]
     for i, case in enumerate(cases):
         write_any_case(case, plan, work_dir / f"case{i}.bin", flush_subnormals=flush_subnormals)
-        argv += [str(work_dir / f"case{i}.bin"), str(work_dir / f"out{i}.bin")]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    (work_dir / "csim.log").write_text(done.stdout + done.stderr)
-    if done.returncode not in (TB_MATCH, TB_MISMATCH):
-        return CsimResult(False, error=testbench_failure(done.returncode,
-                                                         done.stderr or done.stdout))
+    done, failure = run_testbench(binary, len(cases), work_dir)
+    if failure is not None:
+        return failure
     out_dtype = plan.kernel.output_dtype(plan.dtype.name).numpy
     oracle: Oracle = flush if flush_subnormals else reference
     results = []

@@ -4,7 +4,6 @@ bit for bit to fpgakern.verify.matmul's reference (any NaN matches any NaN)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +17,10 @@ from fpgakern.ladder import Plan
 from fpgakern.verify import compare, matmul
 from fpgakern.verify.csim import (
     TB_MATCH,
-    TB_MISMATCH,
     CaseResult,
     CsimResult,
     compile_testbench,
-    testbench_failure,
+    run_testbench,
 )
 
 # (label, batch, m, n, k): every rung's tile is 32 x 32 x 32 (backends.hls.matrix).
@@ -126,17 +124,12 @@ def run(plan: Plan, sources: HlsSources, work_dir: Path) -> CsimResult:
         binary = compile_testbench(sources)
     except ToolError as err:
         return CsimResult(False, error=str(err))
-    argv = [str(binary)]
-    expected = []
     all_cases = list(cases(plan.kernel, plan.dtype.name))
-    for i, case in enumerate(all_cases):
-        expected.append(write_case(case, plan, work_dir / f"case{i}.bin"))
-        argv += [str(work_dir / f"case{i}.bin"), str(work_dir / f"out{i}.bin")]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    (work_dir / "csim.log").write_text(done.stdout + done.stderr)
-    if done.returncode not in (TB_MATCH, TB_MISMATCH):
-        return CsimResult(False, error=testbench_failure(done.returncode,
-                                                         done.stderr or done.stdout))
+    expected = [write_case(case, plan, work_dir / f"case{i}.bin")
+                for i, case in enumerate(all_cases)]
+    done, failure = run_testbench(binary, len(all_cases), work_dir)
+    if failure is not None:
+        return failure
     results = []
     for i, case in enumerate(all_cases):
         actual = np.fromfile(work_dir / f"out{i}.bin", dtype=plan.dtype.numpy)
