@@ -10,6 +10,7 @@ expression whose leaves are spelled where the template keeps them (``x_row[j]``,
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -29,6 +30,10 @@ class Reduction:
     operand: str
     identity: str
     partials: int  # interleaved partial results of the accumulate loop (Op.hls_partials)
+    # A term of the operand the element body needs again (softmax's exp): its local name
+    # and its C++ over element ``j``. The pass computes it once, keeps it in the row
+    # buffer ``<keep>_row`` and the operand (spelled with the name) and the body read it.
+    keep: tuple[str, str] | None = None
 
     def combine(self, left: str, right: str) -> str:
         assert self.op.combine is not None
@@ -131,9 +136,37 @@ class ShapedSpelling:
         return Reduction(name, op, expression(operand, self._row_names(j)),
                          literal(op.identity[dtype], dtype), op.hls_partials(dtype))
 
+    @property
+    def kept(self) -> dict[str, tuple[str, expr.Node]]:
+        """Per statistic, the term of its operand the element body computes again that is
+        worth keeping: the largest sub-expression of both that calls a library function
+        (an op judged in ulps: hls::exp, hls::log, ...), named ``<stat>_term``. Reading it
+        back gives the same bits as computing it again (csim, RTL and reference agree)."""
+        body = {expr.to_text(n) for n in self.staged.body.walk()}
+        dtype = self.plan.dtype.name
+        out: dict[str, tuple[str, expr.Node]] = {}
+        for stat in self.staged.stats:
+            shared = [n for n in stat.operand.walk()
+                      if isinstance(n, expr.Apply) and expr.to_text(n) in body
+                      and any(isinstance(m, expr.Apply) and m.op.accuracy_for(dtype).kind == "ulp"
+                              for m in n.walk())]
+            if shared:  # walk() yields operands first: the last is the largest
+                out[stat.name] = (f"{stat.name}_term", shared[-1])
+        return out
+
     def stats(self, j: str) -> list[Reduction]:
         """The row statistics in order, each operand over element ``j`` of the row."""
-        return [self._reduction(s.name, s.op, s.operand, j) for s in self.staged.stats]
+        out = []
+        for s in self.staged.stats:
+            red = self._reduction(s.name, s.op, s.operand, j)
+            if s.name in self.kept:
+                local, node = self.kept[s.name]
+                names = {**self._row_names(j), local: local}
+                red = dataclasses.replace(
+                    red, operand=expression(_replace(s.operand, node, local), names),
+                    keep=(local, expression(node, self._row_names(j))))
+            out.append(red)
+        return out
 
     @property
     def row_values(self) -> list[tuple[str, str]]:
@@ -141,11 +174,26 @@ class ShapedSpelling:
         return [(h.name, expression(h.node, names)) for h in self.staged.row_values]
 
     def row_body(self, j: str) -> str:
-        return expression(self.staged.body, self._row_names(j))
+        """The element body over element ``j``, kept terms read from their row buffers."""
+        body, names = self.staged.body, self._row_names(j)
+        for local, node in self.kept.values():
+            body = _replace(body, node, local)
+            names[local] = f"{local}_row[{j}]"
+        return expression(body, names)
 
     def final(self, j: str) -> Reduction | None:
         """A row reduction's own reduction of the body, None for a row map."""
         staged = self.staged
         if staged.final is None:
             return None
-        return self._reduction(self.plan.kernel.output, staged.final, staged.body, j)
+        red = self._reduction(self.plan.kernel.output, staged.final, staged.body, j)
+        return dataclasses.replace(red, operand=self.row_body(j)) if self.kept else red
+
+
+def _replace(node: expr.Node, term: expr.Node, name: str) -> expr.Node:
+    """``node`` with every occurrence of ``term`` read as the input ``name``."""
+    if expr.to_text(node) == expr.to_text(term):
+        return expr.Input(node.dtype, name)
+    if isinstance(node, expr.Apply):
+        return dataclasses.replace(node, args=tuple(_replace(a, term, name) for a in node.args))
+    return node
