@@ -61,6 +61,23 @@ compute:
     }
 }
 
+// The DATAFLOW region in canonical form: stream declarations and process calls only
+// (UG1399 "Canonical Forms"); the top function computes the word count outside it.
+static void stream_words(const word_t* a, const word_t* b, word_t* out, float alpha, int words) {
+#pragma HLS DATAFLOW
+    hls::stream<word_t> a_stream("a_stream");
+#pragma HLS STREAM variable=a_stream depth=32
+    hls::stream<word_t> b_stream("b_stream");
+#pragma HLS STREAM variable=b_stream depth=32
+    hls::stream<word_t> out_stream("out_stream");
+#pragma HLS STREAM variable=out_stream depth=32
+
+    load(a, a_stream, words);
+    load(b, b_stream, words);
+    compute(a_stream, b_stream, out_stream, alpha, words);
+    store(out_stream, out, words);
+}
+
 extern "C" void add_f32(
     const word_t* a,
     const word_t* b,
@@ -77,16 +94,5 @@ extern "C" void add_f32(
     // Whole words: buffers are allocated in whole 512-bit words (XRT
     // rounds buffer objects up to pages), and lanes past n in the last word are don't-care.
     const int words = (n + LANES - 1) / LANES;
-#pragma HLS DATAFLOW
-    hls::stream<word_t> a_stream("a_stream");
-#pragma HLS STREAM variable=a_stream depth=32
-    hls::stream<word_t> b_stream("b_stream");
-#pragma HLS STREAM variable=b_stream depth=32
-    hls::stream<word_t> out_stream("out_stream");
-#pragma HLS STREAM variable=out_stream depth=32
-
-    load(a, a_stream, words);
-    load(b, b_stream, words);
-    compute(a_stream, b_stream, out_stream, alpha, words);
-    store(out_stream, out, words);
+    stream_words(a, b, out, alpha, words);
 }

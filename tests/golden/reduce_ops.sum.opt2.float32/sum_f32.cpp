@@ -19,15 +19,23 @@ constexpr int ACC = 8;
 // Merge N values (a power of two) by halving: v[j] = v[j] . v[j + w] for w = N/2 .. 1.
 // This is the RTL accumulator's order (fk_reduce_core.sv), so C simulation and RTL
 // simulation agree bit for bit.
+// The halving levels of a tree over n values (n a power of two), at compile time.
+constexpr int tree_levels(int n) { return n <= 1 ? 0 : 1 + tree_levels(n / 2); }
+
+// Level s merges v[j + w] into v[j] for j < w = N >> (s + 1): the widths N/2, ..., 1 in
+// turn. Both loops have constant trip counts, so HLS unrolls them fully (a halving
+// induction variable is not affine: UG1448 200-936).
 template <int N>
 static float combine_tree(float (&v)[N]) {
 #pragma HLS INLINE
+    static_assert(N >= 1 && (N & (N - 1)) == 0, "combine_tree merges a power of two");
 tree:
-    for (int w = N / 2; w >= 1; w /= 2) {
+    for (int s = 0; s < tree_levels(N); ++s) {
 #pragma HLS UNROLL
-        for (int j = 0; j < w; ++j) {
+        const int w = N >> (s + 1);
+        for (int j = 0; j < N / 2; ++j) {
 #pragma HLS UNROLL
-            v[j] = (v[j] + v[j + w]);
+            if (j < w) v[j] = (v[j] + v[j + w]);
         }
     }
     return v[0];
@@ -67,6 +75,17 @@ accumulate:
     out[0] = combine_tree(partial);
 }
 
+// The DATAFLOW region in canonical form: stream declarations and process calls only
+// (UG1399 "Canonical Forms"); the top function computes the word count outside it.
+static void stream_words(const float* x, float* out, int words) {
+#pragma HLS DATAFLOW
+    hls::stream<float> x_stream("x_stream");
+#pragma HLS STREAM variable=x_stream depth=32
+
+    load(x, x_stream, words);
+    reduce(x_stream, out, words);
+}
+
 extern "C" void sum_f32(
     const float* x,
     float* out,
@@ -76,11 +95,5 @@ extern "C" void sum_f32(
 #pragma HLS INTERFACE s_axilite port=n
 #pragma HLS INTERFACE s_axilite port=return
 
-    const int words = n;
-#pragma HLS DATAFLOW
-    hls::stream<float> x_stream("x_stream");
-#pragma HLS STREAM variable=x_stream depth=32
-
-    load(x, x_stream, words);
-    reduce(x_stream, out, words);
+    stream_words(x, out, n);
 }
