@@ -214,6 +214,25 @@ class Staged:
     body: expr.Node
     final: Op | None
 
+    def kept_terms(self, dtype: str) -> dict[str, tuple[str, expr.Node]]:
+        """Per statistic, the term of its operand the element body computes again that is
+        worth keeping in a row buffer ``<stat>_term_row``: the largest sub-expression of
+        both that calls a library function (an op judged in ulps: hls::exp, hls::log,
+        ...). Reading it back gives the same bits as computing it again. Terms that nest
+        (layer_norm's centered value holds the mean's operand) are kept once: the body
+        could read back only one of the two."""
+        body = {expr.to_text(n) for n in self.body.walk()}
+        out: dict[str, tuple[str, expr.Node]] = {}
+        for stat in self.stats:
+            shared = [n for n in stat.operand.walk()
+                      if isinstance(n, expr.Apply) and expr.to_text(n) in body
+                      and any(isinstance(m, expr.Apply) and m.op.accuracy_for(dtype).kind == "ulp"
+                              for m in n.walk())
+                      and not any(_nested(n, k) for _, k in out.values())]
+            if shared:  # walk() yields operands first: the last is the largest
+                out[stat.name] = (f"{stat.name}_term", shared[-1])
+        return out
+
     def element_inputs(self, full_inputs: tuple[str, ...]) -> tuple[str, ...]:
         """What the per-element stage reads: full inputs, then channel values, statistics
         and row values it uses, in that order."""
@@ -221,6 +240,12 @@ class Staged:
         hoisted = [*(h.name for h in self.channel_values), *(s.name for s in self.stats),
                    *(h.name for h in self.row_values)]
         return tuple(x for x in [*full_inputs, *hoisted] if x in used)
+
+
+def _nested(a: expr.Node, b: expr.Node) -> bool:
+    """Whether one of the two expressions is a sub-expression of the other."""
+    return (expr.to_text(a) in {expr.to_text(n) for n in b.walk()}
+            or expr.to_text(b) in {expr.to_text(n) for n in a.walk()})
 
 
 def stage(root: expr.Node, lay: Layout, names: Mapping[str, str]) -> Staged:

@@ -286,6 +286,8 @@ class Microarchitecture:
             size = shapes.MAX_ROW
             out += [OnChipMemory(f"{x}_row", size // parts, bits, parts)
                     for x in layout.full_inputs]
+            out += [OnChipMemory(f"{term}_row", size // parts, bits, parts)  # read back
+                    for term, _ in staged.kept_terms(self.dtype.name).values()]
             out += [OnChipMemory(f"{c}_tab", size // parts, bits, parts)
                     for c in layout.channel_inputs]
         return tuple(out)

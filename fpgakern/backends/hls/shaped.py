@@ -138,24 +138,9 @@ class ShapedSpelling:
 
     @property
     def kept(self) -> dict[str, tuple[str, expr.Node]]:
-        """Per statistic, the term of its operand the element body computes again that is
-        worth keeping: the largest sub-expression of both that calls a library function
-        (an op judged in ulps: hls::exp, hls::log, ...), named ``<stat>_term``. Reading it
-        back gives the same bits as computing it again (csim, RTL and reference agree)."""
-        body = {expr.to_text(n) for n in self.staged.body.walk()}
-        dtype = self.plan.dtype.name
-        out: dict[str, tuple[str, expr.Node]] = {}
-        for stat in self.staged.stats:
-            shared = [n for n in stat.operand.walk()
-                      if isinstance(n, expr.Apply) and expr.to_text(n) in body
-                      and any(isinstance(m, expr.Apply) and m.op.accuracy_for(dtype).kind == "ulp"
-                              for m in n.walk())]
-            # Terms that nest (layer_norm's centered value holds the mean's operand) are
-            # kept once: the body could read back only one of the two.
-            shared = [n for n in shared if not any(_nested(n, k) for _, k in out.values())]
-            if shared:  # walk() yields operands first: the last is the largest
-                out[stat.name] = (f"{stat.name}_term", shared[-1])
-        return out
+        """Per statistic, the term the element body reads back from a row buffer
+        (:meth:`fpgakern.ir.shapes.Staged.kept_terms`)."""
+        return self.staged.kept_terms(self.plan.dtype.name)
 
     def stats(self, j: str) -> list[Reduction]:
         """The row statistics in order, each operand over element ``j`` of the row."""
@@ -191,12 +176,6 @@ class ShapedSpelling:
             return None
         red = self._reduction(self.plan.kernel.output, staged.final, staged.body, j)
         return dataclasses.replace(red, operand=self.row_body(j)) if self.kept else red
-
-
-def _nested(a: expr.Node, b: expr.Node) -> bool:
-    """Whether one of the two expressions is a sub-expression of the other."""
-    return (expr.to_text(a) in {expr.to_text(n) for n in b.walk()}
-            or expr.to_text(b) in {expr.to_text(n) for n in a.walk()})
 
 
 def _replace(node: expr.Node, term: expr.Node, name: str) -> expr.Node:
