@@ -241,8 +241,9 @@ def lower(node: fx.Node) -> Term | Unsupported:
         return _reduction(node, op, REDUCTIONS[name], out)
     kernels = mirrored().get(name)
     if not kernels:
-        for waiting in mirrored(runnable=False).get(name, []):
-            return Unsupported(node, f"{waiting.qualname}: {NO_HOST_KINDS[waiting.kind]}")
+        waiting = mirrored(runnable=False).get(name)
+        if waiting:
+            return Unsupported(node, f"{waiting[0].qualname}: {NO_HOST_KINDS[waiting[0].kind]}")
         return Unsupported(node, f"no fpgakern kernel or operator mirrors aten.{name}")
     if name in EXCLUDED:
         return Unsupported(node, EXCLUDED[name])

@@ -11,6 +11,7 @@ expression whose leaves are spelled where the template keeps them (``x_row[j]``,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -136,19 +137,21 @@ class ShapedSpelling:
         return Reduction(name, op, expression(operand, self._row_names(j)),
                          literal(op.identity[dtype], dtype), op.hls_partials(dtype))
 
-    @property
+    @functools.cached_property
     def kept(self) -> dict[str, tuple[str, expr.Node]]:
         """Per statistic, the term the element body reads back from a row buffer
-        (:meth:`fpgakern.ir.shapes.Staged.kept_terms`)."""
+        (:meth:`fpgakern.ir.shapes.Staged.kept_terms`), found once per spelling: the
+        templates spell the statistics and the body several times."""
         return self.staged.kept_terms(self.plan.dtype.name)
 
     def stats(self, j: str) -> list[Reduction]:
         """The row statistics in order, each operand over element ``j`` of the row."""
         out = []
+        kept = self.kept
         for s in self.staged.stats:
             red = self._reduction(s.name, s.op, s.operand, j)
-            if s.name in self.kept:
-                local, node = self.kept[s.name]
+            if s.name in kept:
+                local, node = kept[s.name]
                 names = {**self._row_names(j), local: local}
                 red = dataclasses.replace(
                     red, operand=expression(_replace(s.operand, node, local), names),
