@@ -248,9 +248,6 @@ def validate(
                                     "(args: is for elementwise and reduction kernels)")
         return _transform_kernel(doc, category, merged, source_of(doc, data, category_doc))
     if "contraction" in data:
-        if "args" in data:
-            raise doc.error("args", "a contraction kernel takes no args: (its arguments "
-                                    "are its operands, further inputs and output, in order)")
         return _contraction_kernel(doc, category, merged, source_of(doc, data, category_doc))
     for key in ("indices",):
         if key in data:
@@ -681,6 +678,10 @@ def _contraction_kernel(doc: Located, category: str, merged: dict[str, Any],
         if key in merged:
             raise source(key).error(key, f"a contraction kernel has no {key} (its shapes "
                                          "are its indices': docs/matrix.md)")
+    if "args" in merged:
+        raise source("args").error("args", "a contraction kernel takes no args: (its "
+                                           "arguments are its operands, further inputs and "
+                                           "output, in order)")
     try:
         parsed = contraction.parse(merged["contraction"])
     except contraction.ContractionError as err:
