@@ -25,13 +25,16 @@ _GLOBALS = re.compile(r"^VM_GLOBAL_(?:FAST|SLOW)\s*\+?=\s*(.*)$")
 
 def verilate(work: Path, arguments: Sequence[str], *, prefix: str,
              make_variables: Sequence[str] = (), files: Mapping[str, str] | None = None,
-             what: str = "verilator build") -> str:
+             shared: Sequence[Path] = (), what: str = "verilator build") -> str:
     """Generate the C++ of a model into ``work/obj`` and compile it with Verilator's make.
 
     ``arguments`` are Verilator's (sources, ``--exe``, ``-o``, flags; not ``--build`` or
     ``-Mdir``). ``files`` are written into ``obj/`` before compiling (configuration
     headers: per-model ``-D`` flags would change the runtime's compile command and defeat
-    its reuse). Returns the tools' output, for a build log.
+    its reuse). ``shared`` are C++ sources among ``arguments`` that include nothing of
+    the model (the memory model beside the testbench): like the runtime, each is compiled
+    once per compile command and content (its folder's headers included) and reused by
+    every later model. Returns the tools' output, for a build log.
     """
     env = verilator.build_environment(work)
     obj = work / "obj"
@@ -42,31 +45,39 @@ def verilate(work: Path, arguments: Sequence[str], *, prefix: str,
     make_variables = [*verilator.make_variables(), *make_variables]
     make = ["make", "--no-print-directory", "-j", "2", "-f", f"{prefix}.mk",
             *make_variables]
-    log += _reuse_runtime(obj, prefix, make, make_variables, what, env)
+    runtime, key = runtime_plan(obj, prefix, make_variables)
+    log += _reuse(obj, "runtime", runtime, key, make, what, env)
+    if shared:
+        objects = [f"{source.stem}.o" for source in shared]
+        texts = [path.name.encode() + b"\0" + path.read_bytes()
+                 for folder in sorted({source.parent for source in shared})
+                 for path in sorted(folder.iterdir()) if path.suffix in (".cpp", ".h")]
+        key = key_of(gxx.identity(), verilator.version(),
+                     _recipe(obj, prefix, make_variables, objects), *texts)
+        log += _reuse(obj, "shared", objects, key, make, what, env)
     log += " ".join(make) + "\n" + verilator.run(make, what, obj, env)
     return log
 
 
-def _reuse_runtime(obj: Path, prefix: str, make: list[str], make_variables: Sequence[str],
-                   what: str, env: Mapping[str, str]) -> str:
-    """Put the model's runtime objects into ``obj`` from the cache, compiling them there
+def _reuse(obj: Path, label: str, objects: list[str], key: str, make: list[str], what: str,
+           env: Mapping[str, str]) -> str:
+    """Put ``objects`` into ``obj`` from the cache entry ``key``, compiling them there
     with ``make`` first when no model compiled them the same way before. Returns the
     compile log."""
-    runtime, key = runtime_plan(obj, prefix, make_variables)
-    if not runtime:
+    if not objects:
         return ""
     log: list[str] = []
 
     def build(staging: Path) -> None:
-        log.append(" ".join([*make, *runtime]) + "\n"
-                   + verilator.run([*make, *runtime], what, obj, env))
-        _copy_objects(obj, staging, runtime)
+        log.append(" ".join([*make, *objects]) + "\n"
+                   + verilator.run([*make, *objects], what, obj, env))
+        _copy_objects(obj, staging, objects)
 
-    stored = cached_build(RUNTIME_KIND, "runtime", key, runtime[0], build,
-                          keep=[*runtime, *map(_depends, runtime)])
+    stored = cached_build(RUNTIME_KIND, label, key, objects[0], build,
+                          keep=[*objects, *map(_depends, objects)])
     # Copied even when just compiled here: fresh mtimes make make trust the objects over
     # the .mk files Verilator wrote a moment ago.
-    _copy_objects(stored, obj, runtime)
+    _copy_objects(stored, obj, objects)
     return "".join(log)
 
 
@@ -88,11 +99,15 @@ def runtime_plan(obj: Path, prefix: str, make_variables: Sequence[str] = ()
     """The runtime objects the generated makefile in ``obj`` would compile, and a key that
     covers how: the compiler, Verilator, and make's exact compile commands for them."""
     runtime = _runtime_objects(obj, prefix)
+    return runtime, key_of(gxx.identity(), verilator.version(),
+                           _recipe(obj, prefix, make_variables, runtime))
+
+
+def _recipe(obj: Path, prefix: str, make_variables: Sequence[str], objects: list[str]) -> str:
+    """make's exact compile commands for ``objects`` (``make -n``), for their key."""
     make = ["make", "--no-print-directory", "-f", f"{prefix}.mk", *make_variables]
-    recipe = verilator.run([*make, "-n", *runtime], "make -n (Verilator runtime)", obj,
-                           verilator.build_environment(obj.parent))
-    key = key_of(gxx.identity(), verilator.version(), recipe)
-    return runtime, key
+    return verilator.run([*make, "-n", *objects], "make -n (Verilator objects)", obj,
+                         verilator.build_environment(obj.parent)) if objects else ""
 
 
 def _runtime_objects(obj: Path, prefix: str) -> list[str]:

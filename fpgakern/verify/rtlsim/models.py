@@ -30,6 +30,9 @@ CXX_OPT = {"fast": "-O2", "quick": "-O0"}
 WARNING_FLAGS = ("-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-SYMRSVDWORD")
 TIMESCALE = "1ns/1ps"
 EXECUTABLE = "sim"
+# The metacomment that makes a library module a block Verilator compiles once for all its
+# instances (only under --hierarchical, which build() then passes).
+HIER_BLOCK = b"verilator hier_block"
 
 
 def support_files() -> list[Path]:
@@ -42,6 +45,11 @@ def support_files() -> list[Path]:
         root / "fkmem" / "fk_axi_mem.h",
         root / "hdl" / "fk_axi_mem.sv",
     ]
+
+
+# The support sources above that include no header of the model (fk_verilator_main.cpp
+# includes Vtop.h): Verilator's build reuses their objects across models.
+MODEL_INDEPENDENT = ("fk_axi_mem.cpp", "fk_axi_mem_dpi.cpp")
 
 
 @dataclass(frozen=True)
@@ -113,11 +121,14 @@ def build(name: str, sources: Sequence[Path], wrapper_text: str, vlt_text: str, 
     ``name`` labels the cache folder (e.g. ``add_f32-opt4-fast-1cu``); ``speed`` picks
     the C++ optimization (``CXX_OPT``): "fast" to simulate, "quick" to build.
     ``hierarchical`` verilates the wrapper's CU module once (``--hierarchical``; the
-    wrapper is rendered with ``hier``), so that N compute units cost one CU's C++.
+    wrapper is rendered with ``hier``), so that N compute units cost one CU's C++. A
+    model whose sources mark a module ``/* verilator hier_block */`` (the FFT lanes
+    core's butterflies and twiddle products) is verilated hierarchically too.
     """
     cxx_opt = CXX_OPT[speed]
     support = support_files()
     texts = source_texts([*sources, *support])
+    hierarchical = hierarchical or any(HIER_BLOCK in text for text in texts.values())
     texts[f"{WRAPPER}.sv"] = wrapper_text.encode()
     texts["public.vlt"] = vlt_text.encode()
     key = build_key(name, texts, waves, cxx_opt, hierarchical)
@@ -160,5 +171,8 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
         *(["--hierarchical"] if hierarchical else []),
         str(src / "public.vlt"), *map(str, cpp), *map(str, hdl), str(src / f"{WRAPPER}.sv"),
     ]
-    log = verilate(work, arguments, prefix="Vtop", what=f"verilator build of {WRAPPER}")
+    # The memory model's C++ includes nothing of the model: compiled once, for every model.
+    shared = [f for f in cpp if f.name in MODEL_INDEPENDENT]
+    log = verilate(work, arguments, prefix="Vtop", shared=shared,
+                   what=f"verilator build of {WRAPPER}")
     (work / "build.log").write_text(log)
