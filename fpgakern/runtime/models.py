@@ -44,7 +44,11 @@ TEMPLATES_DIR = EMU_DIR / "templates"
 # The csim flags (wrapping integers, no FMA contraction: the semantics the kernel is
 # verified with) plus what a shared library needs.
 SW_CXXFLAGS = (*csim.CXXFLAGS, "-fPIC", "-shared", "-fvisibility=hidden")
-VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O2 -fPIC")
+# The Verilated C++ of a hw_emu model compiles at -O0: the build is paid before the first
+# call and the runs emulate test-sized tensors. Measured on two cores: the rung-4 add
+# model builds in 5.9 s instead of 13.5 at -O2, and adds 1M elements in 0.22 s instead of
+# 0.08 (the bits do not depend on it: Verilated code is integer arithmetic).
+VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O0 -fPIC")
 HW_CXXFLAGS = (*gxx.FLAGS, "-fPIC", "-Wno-unused-parameter")
 # Only the model ABI leaves the library: two models in one process (each with its own
 # copy of libverilated) must not resolve each other's symbols.
