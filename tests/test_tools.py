@@ -210,3 +210,34 @@ def test_hung_gxx_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(ToolError) as err:
         gxx.run(["x.cpp"], "x.cpp", timeout=0.5)
     assert _one_line(err) == "g++ timed out after 0.5 s on x.cpp"
+
+
+def test_the_precompiled_prelude_is_used_and_changes_no_bit(tmp_path):
+    """g++ reads the prelude's .gch (``-H`` marks a used one with "!", an unusable one
+    with "x"), and the program it compiles is the one compiled without it."""
+    from fpgakern.verify import csim
+
+    source = tmp_path / "main.cpp"
+    source.write_text("#include <cmath>\n#include <vector>\n#include <cstdio>\n"
+                      "int main() { std::vector<float> v{1.5f, 2.25f};\n"
+                      "  std::printf(\"%.9g\\n\", std::sqrt(v[0] * v[1])); }\n")
+    flags = list(csim.CXXFLAGS)
+    with_prelude = gxx.run([*flags, *gxx.prelude(csim.STANDARD_HEADERS, flags), "-H",
+                            str(source), "-o", str(tmp_path / "a")], "main.cpp")
+    used = [line for line in with_prelude.splitlines() if line.endswith(f"{gxx.PRELUDE}.gch")]
+    assert used and used[0].startswith("!"), with_prelude[:400]
+    gxx.run([*flags, str(source), "-o", str(tmp_path / "b")], "main.cpp")
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+
+
+def test_the_prelude_holds_every_standard_header_the_generated_code_includes():
+    """csim.STANDARD_HEADERS is what the templates and C simulation headers include (a
+    header it lacks would only be parsed again, unseen: this keeps the list whole)."""
+    from fpgakern import paths
+    from fpgakern.verify import csim
+
+    included = {m.group(1) for path in paths.data_dir("hls_templates").rglob("*")
+                if path.is_file() and path.suffix in (".h", ".j2")
+                for m in re.finditer(r"#include <([^>]+)>", path.read_text())}
+    assert included and included <= set(csim.STANDARD_HEADERS), \
+        sorted(included - set(csim.STANDARD_HEADERS))

@@ -176,7 +176,8 @@ def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:
             (staging / "model.cpp").write_text(source)
             (staging / "exports.map").write_text(VERSION_SCRIPT)
             out = staging / library_name(plan.top, "sw_emu")
-            gxx.run([*SW_CXXFLAGS, "-I", str(hls_dir), "-I", str(csim.csim_include_dir()),
+            gxx.run([*SW_CXXFLAGS, *gxx.prelude(csim.STANDARD_HEADERS, SW_CXXFLAGS),
+                     "-I", str(hls_dir), "-I", str(csim.csim_include_dir()),
                      "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR), str(staging / "model.cpp"),
                      f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)],
                     f"the sw_emu model of {plan.top}", cwd=staging)

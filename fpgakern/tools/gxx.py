@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fpgakern.errors import MAX_MESSAGE, ToolError, printable, shorten
+from fpgakern.tools.cache import cached_build, key_of
 from fpgakern.tools.versions import tool_version
 
 STANDARD = "-std=c++17"
@@ -28,6 +29,8 @@ NO_FP_CONTRACTION = "-ffp-contract=off"
 # A compile that takes longer than this has hung: one clear error instead of a build that
 # never ends.
 TIMEOUT = 900.0
+# The precompiled header's name (prelude): what ``-include`` names, its .gch beside it.
+PRELUDE = "fk_prelude.h"
 
 
 def compiler() -> str:
@@ -88,6 +91,28 @@ def run(arguments: Sequence[str], what: str, *, cwd: Path | None = None,
     if done.returncode != 0:
         raise ToolError(f"g++ failed on {what}: {diagnostic(output, done.returncode)}")
     return output
+
+
+def prelude(headers: Sequence[str], flags: Sequence[str]) -> list[str]:
+    """Compiler arguments that start every translation unit compiled with ``flags`` from
+    a precompiled header of the standard ``headers`` (built once per compiler, flags and
+    list, in the fpgakern cache): ``-include`` of the header, beside its ``.gch``.
+
+    Only the compile gets faster (the system headers are a third of a C simulation
+    testbench's compile); the sources still include what they use, unchanged, and their
+    include guards make those includes no-ops. A precompiled header that does not match
+    the compile is ignored by g++, which then parses the header itself."""
+    text = "".join(f"#include <{name}>\n" for name in headers)
+    codegen = [flag for flag in flags if flag not in ("-shared",)]
+
+    def build(staging: Path) -> None:
+        (staging / PRELUDE).write_text(text)
+        run([*codegen, "-x", "c++-header", str(staging / PRELUDE), "-o",
+             str(staging / f"{PRELUDE}.gch")], "the precompiled standard headers")
+
+    folder = cached_build("pch", "prelude", key_of(identity(), *codegen, text),
+                          f"{PRELUDE}.gch", build, keep=(PRELUDE,))
+    return ["-include", str(folder / PRELUDE)]
 
 
 def finds_header(name: str) -> bool:

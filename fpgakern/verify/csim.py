@@ -57,6 +57,13 @@ TB_STREAM_PROTOCOL = 5
 CXXFLAGS = (*gxx.FLAGS, "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv",
             gxx.NO_FP_CONTRACTION)
 FLUSH_DEFINE = "-DFPGAKERN_CSIM_FLUSH_SUBNORMALS"
+# The standard headers hls_templates/ includes (the generated kernels, testbenches and
+# hosts, fpgakern_ops.h, the C simulation headers): precompiled once (gxx.prelude) for
+# every testbench and sw_emu library. tests/test_tools.py holds it to hls_templates/.
+STANDARD_HEADERS = ("algorithm", "array", "chrono", "cinttypes", "cmath", "complex",
+                    "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "deque",
+                    "exception", "initializer_list", "limits", "numeric", "string",
+                    "type_traits", "vector", "xmmintrin.h")
 
 
 @dataclass
@@ -113,7 +120,8 @@ def compile_testbench(sources: HlsSources, *, flush_subnormals: bool = False) ->
                       *(p.name + "\n" + p.read_text() for p in inputs))
 
     def build(staging: Path) -> None:
-        gxx.run([*flags, "-I", str(sources.kernel.parent), "-I", str(include),
+        gxx.run([*flags, *gxx.prelude(STANDARD_HEADERS, flags),
+                 "-I", str(sources.kernel.parent), "-I", str(include),
                  str(sources.kernel), str(sources.testbench), "-o", str(staging / "testbench")],
                 sources.kernel.name)
 

@@ -33,6 +33,7 @@ from fpgakern.spec.library import Library
 from fpgakern.tools import gxx
 from fpgakern.tools.cache import cached_build
 from fpgakern.util.files import sha256_text, write_text_atomic
+from fpgakern.verify import csim
 
 EMU_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = EMU_DIR / "include"
@@ -43,6 +44,9 @@ CONFIG_NAME = "fpgakern_emu.cfg"
 EMCONFIG_NAME = "emconfig.json"
 # What the generated host code must compile with, here and against XRT.
 HOST_CXXFLAGS = gxx.FLAGS
+# Precompiled for every host program (gxx.prelude): the standard headers of the generated
+# hosts and those the emulated XRT headers (include/) add.
+HOST_HEADERS = (*csim.STANDARD_HEADERS, "functional", "future", "map", "memory", "utility")
 LIBS = ("-ldl", "-pthread")
 
 
@@ -142,7 +146,8 @@ def compile_host(sources: Path | Sequence[Path], out: Path,
     if not files:
         raise UsageError("compile_host: no source file")
     folders = tuple(dict.fromkeys(f.parent for f in files))
-    gxx.run([*compile_flags((*folders, *include_dirs)), *(str(f) for f in files),
+    gxx.run([*compile_flags((*folders, *include_dirs)),
+             *gxx.prelude(HOST_HEADERS, HOST_CXXFLAGS), *(str(f) for f in files),
              str(library_object()), *LIBS, "-o", str(out)], files[0].name)
     return out
 
