@@ -78,7 +78,7 @@ def build_model(module: str, arity: int) -> Path:
             ["--exe", *VERILATOR_FLAGS, "-Wno-fatal", "--top-module", module,
              "-o", str(work / "sim"), *(str(s) for s in sources), str(HARNESS)],
             prefix="Vtop", files={"opsim_config.h": f"#define FK_ARITY {arity}\n"},
-            what=f"verilator build of {module}")
+            shared=[HARNESS], what=f"verilator build of {module}")
 
     key = _build_key(module, arity, sources)
     return cached_build("opsim", f"{module}-{arity}", key, "sim", build) / "sim"

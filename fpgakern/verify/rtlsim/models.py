@@ -47,11 +47,6 @@ def support_files() -> list[Path]:
     ]
 
 
-# The support sources above that include no header of the model (fk_verilator_main.cpp
-# includes Vtop.h): Verilator's build reuses their objects across models.
-MODEL_INDEPENDENT = ("fk_axi_mem.cpp", "fk_axi_mem_dpi.cpp")
-
-
 @dataclass(frozen=True)
 class Model:
     """A built simulation model."""
@@ -171,8 +166,7 @@ def _verilate(work: Path, files: Sequence[Path], src: Path, waves: bool, cxx_opt
         *(["--hierarchical"] if hierarchical else []),
         str(src / "public.vlt"), *map(str, cpp), *map(str, hdl), str(src / f"{WRAPPER}.sv"),
     ]
-    # The memory model's C++ includes nothing of the model: compiled once, for every model.
-    shared = [f for f in cpp if f.name in MODEL_INDEPENDENT]
-    log = verilate(work, arguments, prefix="Vtop", shared=shared,
+    # The main loop and memory model: compiled once for every model with the same ports.
+    log = verilate(work, arguments, prefix="Vtop", shared=cpp,
                    what=f"verilator build of {WRAPPER}")
     (work / "build.log").write_text(log)
