@@ -50,6 +50,8 @@ SW_CXXFLAGS = (*csim.CXXFLAGS, "-fPIC", "-shared", "-fvisibility=hidden")
 # 0.08 (the bits do not depend on it: Verilated code is integer arithmetic).
 VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O0 -fPIC")
 HW_CXXFLAGS = (*gxx.FLAGS, "-fPIC", "-Wno-unused-parameter")
+# Precompiled for every hw_emu harness (gxx.prelude): Verilator's header, most of its parse.
+HW_HEADERS = ("verilated.h", *csim.STANDARD_HEADERS)
 # Only the model ABI leaves the library: two models in one process (each with its own
 # copy of libverilated) must not resolve each other's symbols.
 VERSION_SCRIPT = "{ global: fkemu_*; local: *; };\n"
@@ -236,9 +238,10 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
             (staging / "exports.map").write_text(VERSION_SCRIPT)
             include = verilator.include_dir()
             out = staging / library_name(plan.top, "hw_emu")
+            verilated = ["-isystem", str(include), "-isystem", str(include / "vltstd")]
             gxx.run([*HW_CXXFLAGS, "-shared", "-fvisibility=hidden",
-                     "-isystem", str(obj), "-isystem", str(include),
-                     "-isystem", str(include / "vltstd"),
+                     *gxx.prelude(HW_HEADERS, [*HW_CXXFLAGS, *verilated]),
+                     "-isystem", str(obj), *verilated,
                      "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR),
                      str(staging / "model.cpp"), str(obj / f"V{plan.top}__ALL.a"),
                      str(obj / "libverilated.a"), "-pthread", "-latomic",
