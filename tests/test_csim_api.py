@@ -29,14 +29,15 @@ USER_SPECS = Path(__file__).parent / "data" / "user_project" / "kernel_specs"
 
 
 def _plans(library, which: str):
-    """The representative bundled variants and every user-style one, or the rest."""
-    fast = set(representative_variants(library))
-    if which == "representative":
-        user = Library(USER_SPECS)
-        return [plan(library.get(n), r, d) for n, r, d in sorted(fast)] + \
-            [plan(user.get(n), r, d) for n, r, d in all_variants(user)]
-    return [plan(library.get(n), r, d) for n, r, d in all_variants(library)
-            if (n, r, d) not in fast]
+    """The representative variants of the bundled library and of the user-style one, or
+    the rest of both."""
+    user = Library(USER_SPECS)
+    chosen = []
+    for lib in (library, user):
+        fast = set(representative_variants(lib))
+        chosen += [plan(lib.get(n), r, d) for n, r, d in all_variants(lib)
+                   if ((n, r, d) in fast) == (which == "representative")]
+    return chosen
 
 
 def _syntax_check(sources: list[Path]) -> subprocess.CompletedProcess:

@@ -110,8 +110,11 @@ def prelude(headers: Sequence[str], flags: Sequence[str]) -> list[str]:
         run([*codegen, "-x", "c++-header", str(staging / PRELUDE), "-o",
              str(staging / f"{PRELUDE}.gch")], "the precompiled standard headers")
 
-    folder = cached_build("pch", "prelude", key_of(identity(), *codegen, text),
-                          f"{PRELUDE}.gch", build, keep=(PRELUDE,))
+    try:
+        folder = cached_build("pch", "prelude", key_of(identity(), *codegen, text),
+                              f"{PRELUDE}.gch", build, keep=(PRELUDE,))
+    except ToolError:  # no header to speed up: the compile itself says what is wrong
+        return []
     return ["-include", str(folder / PRELUDE)]
 
 

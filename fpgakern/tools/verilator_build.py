@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from fpgakern.errors import ToolError
 from fpgakern.tools import gxx, verilator
 from fpgakern.tools.cache import cached_build, key_of
 
@@ -89,9 +90,12 @@ def _precompiled_verilated_h(obj: Path, prefix: str, make_variables: Sequence[st
         gxx.run([*flags, "-x", "c++-header", PCH_HEADER, "-o", f"{PCH_HEADER}.gch"],
                 "the precompiled verilated.h", cwd=staging)
 
-    folder = cached_build(RUNTIME_KIND, "verilated_h", key_of(gxx.identity(),
-                          verilator.version(), *flags), f"{PCH_HEADER}.gch", build,
-                          keep=(PCH_HEADER,))
+    try:
+        folder = cached_build(RUNTIME_KIND, "verilated_h", key_of(gxx.identity(),
+                              verilator.version(), *flags), f"{PCH_HEADER}.gch", build,
+                              keep=(PCH_HEADER,))
+    except ToolError:  # the model's own compile then says what is wrong
+        return []
     return [f"OPT_FAST={OPT_FAST} -include {folder / PCH_HEADER}"]
 
 

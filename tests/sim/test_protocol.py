@@ -15,6 +15,14 @@ from fpgakern.ladder import plan
 from fpgakern.verify.rtlsim import simulate
 
 TAILS = [1, 17, 53]  # single element, partial 512-bit words, a partial burst
+# The default run stresses one rung of each top-template family (sequential 0-1, dataflow
+# 2-3, 512-bit lanes 4-5; tests/variant_selection.py) in int32; -m slow every rung, float32.
+FAMILY_RUNGS = (0, 2, 4)
+
+
+def _rungs(dtype: str = "int32") -> list:
+    return [pytest.param(r, marks=() if r in FAMILY_RUNGS and dtype == "int32"
+                         else pytest.mark.slow) for r in range(5)]
 
 
 def _offset(library, kernel: str, rung: int, dtype: str) -> int:
@@ -22,7 +30,7 @@ def _offset(library, kernel: str, rung: int, dtype: str) -> int:
     return 4096 - 3 * beat  # three beats, then the page boundary
 
 
-@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("rung", _rungs())
 def test_axiram_backpressure(library, rung, sim_run_dir):
     kernel, dtype = "binary_ops/add", "int32"
     size = 300 if rung == 4 else 150
@@ -46,8 +54,9 @@ def test_axiram_backpressure_other_shapes(library, kernel, rung, dtype, sim_run_
     assert result.passed, result.message
 
 
-@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
-@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize(("rung", "dtype"), [
+    pytest.param(*p.values, d, marks=p.marks, id=f"{d}-{p.values[0]}")
+    for d in ("float32", "int32") for p in _rungs(d)])
 def test_fast_model_random_stalls(library, rung, dtype, sim_run_dir):
     """Same build as the library test: stalls on every channel, 4 KiB-straddling buffers."""
     kernel = "binary_ops/add"

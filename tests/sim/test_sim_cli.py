@@ -89,7 +89,7 @@ def test_opt_excludes_all_rungs():
 
 
 def test_waves(project):
-    result = run("unary_ops/neg", "--opt", "2", "--dtype", "int32", "--size", "50", "--waves")
+    result = run("unary_ops/neg", "--opt", "0", "--dtype", "int32", "--size", "50", "--waves")
     assert result.exit_code == 0, result.output
     line = next(ln for ln in result.output.splitlines() if ln.startswith("waves"))
     path = project / line.split(": ", 1)[1].strip()
