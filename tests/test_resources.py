@@ -135,10 +135,13 @@ def test_memories_are_the_arrays_the_hls_code_declares(rung):
     assert checked > 50
 
 
-# The 16-lane int32 add (70 s of Yosys) runs nightly; the exp core proves the path.
+# Under -m slow and nightly: Yosys's first run on a machine compiles its WebAssembly
+# (YoWASP; 49 CPU-seconds, a tenth of the default run's budget of two cores for 8
+# minutes), and the 16-lane int32 add is 70 s of synthesis. The estimate itself is held to
+# the generated code by the tests above in the default run.
+@pytest.mark.slow
 @pytest.mark.parametrize(("kernel", "rung", "dtype"), [
-    pytest.param("binary_ops/add", 4, "int32", marks=pytest.mark.slow),
-    ("unary_ops/exp", 2, "float32")])
+    ("binary_ops/add", 4, "int32"), ("unary_ops/exp", 2, "float32")])
 def test_the_estimate_follows_yosys(kernel, rung, dtype):
     """The model against Yosys synth_xilinx of the generated RTL kernel (cached by
     content): block RAM and DSP slices equal, LUTs and flip-flops within a quarter."""

@@ -18,7 +18,9 @@ from fpgakern.backends import host
 from fpgakern.runtime import emu
 from fpgakern.verify import compare, csim, reference, stimulus
 
-VARIANTS = [("binary_ops/add", 3, "float32"), ("unary_ops/exp", 4, "float32"),
+# exp at rung 2: one lane of its RTL is the hw_emu model (the rung-4 lanes are add's and
+# sum's here); sixteen exp lanes verilate for long.
+VARIANTS = [("binary_ops/add", 3, "float32"), ("unary_ops/exp", 2, "float32"),
             ("reduce_ops/sum", 4, "float32"), ("reduce_ops/mean", 3, "float32")]
 
 
@@ -84,7 +86,7 @@ def test_pattern_mode_uses_all_cus(built):
 def test_missing_kernel_is_a_status_not_a_crash(built, tmp_path):
     _, _, programs = built
     _, program = programs["add_f32"]
-    only_exp = link_xclbin(tmp_path, ["unary_ops/exp@opt4:float32"])
+    only_exp = link_xclbin(tmp_path, ["unary_ops/exp@opt2:float32"])
     emu.prepare(only_exp, ("sw_emu",))
     done = subprocess.run([str(program), "-x", str(for_target(only_exp, "sw_emu")), "-n", "10"],
                           capture_output=True, text=True, env=emulation_env("sw_emu"),
