@@ -240,7 +240,7 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
             out = staging / library_name(plan.top, "hw_emu")
             verilated = ["-isystem", str(include), "-isystem", str(include / "vltstd")]
             gxx.run([*HW_CXXFLAGS, "-shared", "-fvisibility=hidden",
-                     *gxx.prelude(HW_HEADERS, [*HW_CXXFLAGS, *verilated]),
+                     *gxx.prelude(HW_HEADERS, [*HW_CXXFLAGS, *verilated], verilator.version()),
                      "-isystem", str(obj), *verilated,
                      "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR),
                      str(staging / "model.cpp"), str(obj / f"V{plan.top}__ALL.a"),

@@ -93,10 +93,12 @@ def run(arguments: Sequence[str], what: str, *, cwd: Path | None = None,
     return output
 
 
-def prelude(headers: Sequence[str], flags: Sequence[str]) -> list[str]:
+def prelude(headers: Sequence[str], flags: Sequence[str], *versions: str) -> list[str]:
     """Compiler arguments that start every translation unit compiled with ``flags`` from
-    a precompiled header of the standard ``headers`` (built once per compiler, flags and
-    list, in the fpgakern cache): ``-include`` of the header, beside its ``.gch``.
+    a precompiled header of ``headers`` (built once per compiler, flags and list, in the
+    fpgakern cache): ``-include`` of the header, beside its ``.gch``. ``versions`` name
+    what else the headers' text depends on (a tool's headers found through ``flags``, as
+    Verilator's: its version), since g++ does not check that a header is unchanged.
 
     Only the compile gets faster (the system headers are a third of a C simulation
     testbench's compile); the sources still include what they use, unchanged, and their
@@ -111,7 +113,7 @@ def prelude(headers: Sequence[str], flags: Sequence[str]) -> list[str]:
              str(staging / f"{PRELUDE}.gch")], "the precompiled standard headers")
 
     try:
-        folder = cached_build("pch", "prelude", key_of(identity(), *codegen, text),
+        folder = cached_build("pch", "prelude", key_of(identity(), *codegen, text, *versions),
                               f"{PRELUDE}.gch", build, keep=(PRELUDE,))
     except ToolError:  # no header to speed up: the compile itself says what is wrong
         return []

@@ -17,7 +17,6 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from fpgakern.errors import ToolError
 from fpgakern.tools import gxx, verilator
 from fpgakern.tools.cache import cached_build, key_of
 
@@ -64,16 +63,14 @@ def verilate(work: Path, arguments: Sequence[str], *, prefix: str,
 
 # Verilator's default for the model's own C++ (verilated.mk), restated to add to it.
 OPT_FAST = "-Os"
-PCH_HEADER = "fk_verilated.h"
 
 
 def _precompiled_verilated_h(obj: Path, prefix: str, make_variables: Sequence[str]) -> list[str]:
     """A make variable that starts the model's C++ and the testbench sources from a
-    precompiled ``verilated.h``: most of a small model's compile is parsing it (0.6 of
-    0.8 s for an operator). The header is compiled once per compile command (that of
-    the model's ``__ALL.cpp``, which the testbench sources share) into the cache.
-    Nothing changes but the time: g++ ignores a precompiled header that does not match
-    a compile and parses the header itself."""
+    precompiled ``verilated.h`` (:func:`fpgakern.tools.gxx.prelude`): most of a small
+    model's compile is parsing it (0.6 of 0.8 s for an operator). The header is
+    compiled once per compile command (that of the model's ``__ALL.cpp``, which the
+    testbench sources share) and Verilator version."""
     unit = f"{prefix}__ALL"
     recipe = _recipe(obj, prefix, [*make_variables, f"OPT_FAST={OPT_FAST}"], [f"{unit}.o"])
     line = next((ln for ln in recipe.splitlines() if f"{unit}.cpp" in ln and " -c" in ln), None)
@@ -84,19 +81,8 @@ def _precompiled_verilated_h(obj: Path, prefix: str, make_variables: Sequence[st
     if cache and Path(words[0]).name == Path(cache).name:
         words = words[1:]
     flags = [w for w in words[1:] if w not in ("-MMD", "-c", "-o", f"{unit}.o", f"{unit}.cpp")]
-
-    def build(staging: Path) -> None:
-        (staging / PCH_HEADER).write_text('#include "verilated.h"\n')
-        gxx.run([*flags, "-x", "c++-header", PCH_HEADER, "-o", f"{PCH_HEADER}.gch"],
-                "the precompiled verilated.h", cwd=staging)
-
-    try:
-        folder = cached_build(RUNTIME_KIND, "verilated_h", key_of(gxx.identity(),
-                              verilator.version(), *flags), f"{PCH_HEADER}.gch", build,
-                              keep=(PCH_HEADER,))
-    except ToolError:  # the model's own compile then says what is wrong
-        return []
-    return [f"OPT_FAST={OPT_FAST} -include {folder / PCH_HEADER}"]
+    include = gxx.prelude(["verilated.h"], flags, verilator.version())
+    return [f"OPT_FAST={' '.join([OPT_FAST, *include])}"] if include else []
 
 
 _QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
