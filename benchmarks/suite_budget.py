@@ -8,7 +8,8 @@ timed), and runs the README's test command there with every cache empty: a fresh
 fpgakern cache (compiled models, csim binaries), a fresh XDG cache (YoWASP's compiled
 Yosys) and ccache disabled. Prints the wall time against the budget (the default tier's
 8 minutes on 2 cores) and the slowest 20 tests with their share of all the test time
-(two workers: the shares add up to about twice the wall time's). ``--reuse-python`` runs
+(two workers: the shares add up to about twice the wall time's), and what the compiled
+caches' builds cost by kind (``$FPGAKERN_BUILD_LOG``). ``--reuse-python`` runs
 the clone with this interpreter's installed packages instead of a fresh virtualenv (the
 clone's own fpgakern first on the path): quicker, for a second measurement.
 """
@@ -16,6 +17,7 @@ clone's own fpgakern first on the path): quicker, for a second measurement.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
@@ -25,6 +27,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from fpgakern.tools.cache import BUILD_LOG_VARIABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_S = 8 * 60
@@ -57,6 +61,19 @@ def slowest(output: str, count: int) -> tuple[list[tuple[float, str]], float]:
     return phases[:count], sum(seconds for seconds, _ in phases)
 
 
+def print_builds(builds: list[dict], cpu: float) -> None:
+    """What the cache builds cost, by kind (fpgakern.tools.cache's build log)."""
+    kinds: dict[str, list[float]] = {}
+    for build in builds:
+        count_seconds_cpu = kinds.setdefault(build["kind"], [0, 0.0, 0.0])
+        count_seconds_cpu[0] += 1
+        count_seconds_cpu[1] += build["seconds"]
+        count_seconds_cpu[2] += build["cpu"]
+    print(f"\n{'builds':>8}  {'wall s':>7}  {'cpu s':>7}  {'share':>6}  cache kind")
+    for kind, (count, seconds, used) in sorted(kinds.items(), key=lambda kv: -kv[1][2]):
+        print(f"{count:8.0f}  {seconds:7.1f}  {used:7.1f}  {used / cpu:6.1%}  {kind}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rev", default="HEAD", help="the commit to clone (default HEAD)")
@@ -72,8 +89,10 @@ def main() -> None:
         subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)],
                        check=True)
         subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", args.rev], check=True)
+        builds = scratch / "builds.jsonl"
         env = dict(os.environ, FPGAKERN_CACHE_DIR=str(scratch / "cache"),
-                   XDG_CACHE_HOME=str(scratch / "xdg"), CCACHE_DISABLE="1")
+                   XDG_CACHE_HOME=str(scratch / "xdg"), CCACHE_DISABLE="1",
+                   **{BUILD_LOG_VARIABLE: str(builds)})
         if args.reuse_python:
             python = Path(sys.executable)
             env["PYTHONPATH"] = str(clone)
@@ -96,6 +115,8 @@ def main() -> None:
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        compiled = [json.loads(line) for line in builds.read_text().splitlines()] \
+            if builds.is_file() else []
     output = done.stdout + done.stderr
     if args.log:
         args.log.write_text(output)
@@ -105,6 +126,7 @@ def main() -> None:
     print(f"\n{'seconds':>8}  {'share':>6}  test")
     for seconds, name in top:
         print(f"{seconds:8.1f}  {seconds / total:6.1%}  {name}")
+    print_builds(compiled, cpu)
     print(f"\n{summary}")
     verdict = "within" if wall <= args.budget else "OVER"
     # The CPU time the run used (every process it started): on a machine shared with

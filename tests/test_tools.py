@@ -212,10 +212,15 @@ def test_hung_gxx_is_one_line(tmp_path, monkeypatch):
     assert _one_line(err) == "g++ timed out after 0.5 s on x.cpp"
 
 
-def test_the_precompiled_prelude_is_used_and_changes_no_bit(tmp_path):
-    """g++ reads the prelude's .gch (``-H`` marks a used one with "!", an unusable one
-    with "x"), and the program it compiles is the one compiled without it."""
+def test_the_precompiled_prelude_is_used_and_changes_no_bit(tmp_path, monkeypatch):
+    """The prelude is built on its second request (a compile command used once is
+    cheaper without one); g++ reads its .gch (``-H`` marks a used one with "!", an
+    unusable one with "x"), and the program it compiles is the one compiled without it."""
     from fpgakern.verify import csim
+
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path / "cache"))
+    assert gxx.prelude(csim.STANDARD_HEADERS, csim.CXXFLAGS) == []
+    assert not list((tmp_path / "cache").rglob("*.gch"))
 
     source = tmp_path / "main.cpp"
     source.write_text("#include <cmath>\n#include <vector>\n#include <cstdio>\n"

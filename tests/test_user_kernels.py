@@ -6,10 +6,12 @@ two inputs (``sum(a * b)``) and composed elementwise expressions with scalars, f
 and int32. None of it sits in ``reduce_ops/``: the kernel's kind, never its category,
 decides the generated code.
 
-Default suite: every variant through hls, csim, host, rtl, lint and xo; the full pipeline
+Default suite: the representative variants and those the runtime tests open (25 of 60)
+through hls, csim, host, rtl, lint and xo; the full pipeline
 with RTL simulation on one variant per kind x dtype, split between the ``sim`` step and
 the runtime's hw_emu (four Verilator models in all); sw_emu on every kernel and dtype.
-The ``slow`` sweep simulates every rung, in the build and through the runtime.
+The ``slow`` sweep builds every variant and simulates every rung, in the build and
+through the runtime.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from variant_selection import representative_variants
 
 import fpgakern.runtime as rt
 from fpgakern import paths
 from fpgakern.backends import hls, host
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.cli import main
+from fpgakern.cli.build import execute
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import plan
 from fpgakern.orchestrate.step import StepContext
@@ -57,6 +61,17 @@ STEPS_BUT_SIM = ("hls", "csim", "host", "rtl", "lint", "xo")
 # runtime's hw_emu (whose harness is a model of its own).
 SIM_VARIANTS = [("my_ops/dot", 4, "float32"), ("my_ops/blend", 2, "int32")]
 HW_EMU_VARIANTS = [("my_ops/dot", 2, "int32"), ("my_ops/scale_shift", 2, "float32")]
+# What the default tier builds through every step but sim: the representative variants
+# (tests/variant_selection.py: every rung of each kind, every dtype and interface shape,
+# every operator in C simulation) and those the runtime tests below open (each kernel's
+# highest rung, the rung-3 reductions, the hw_emu and host-program variants). Every
+# variant is built by the slow sweep.
+BUILT_VARIANTS = sorted({
+    *representative_variants(USER),
+    *((k.qualname, max(k.rungs), d) for k in USER.kernels for d in k.dtypes),
+    ("my_ops/dot", 3, "int32"), ("my_ops/smallest", 3, "int32"),
+    *SIM_VARIANTS, *HW_EMU_VARIANTS,
+})
 
 needs_verilator = pytest.mark.skipif(verilator.missing() is not None,
                                      reason=str(verilator.missing()))
@@ -83,12 +98,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def build(root: Path, *args: str, until: str | None = None) -> dict:
+def build(root: Path, *args: str) -> dict:
     """``fpgakern build ARGS`` in the project, as a user runs it; its --json report."""
-    steps = ["--until", until] if until else []
     result = CliRunner().invoke(
         main, ["build", *args, "--specs", str(root / "kernel_specs"),
-               "--out", str(root / "build"), *steps, "--json"], catch_exceptions=False)
+               "--out", str(root / "build"), "--json"], catch_exceptions=False)
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)
 
@@ -98,24 +112,43 @@ def statuses(data: dict) -> dict[tuple[str, int, str, str], tuple[str, str]]:
             for v in data["variants"] for t in v["tasks"]}
 
 
-@pytest.fixture(scope="session")
-def built(project: Path) -> dict[tuple[str, int, str, str], tuple[str, str]]:
-    """Every variant of my_ops through every step but sim (that is a Verilator model
-    build per variant; the sim step runs on a selection below). The csim build comes
-    last: a variant's manifest.json lists only the steps of the latest build, and the
-    runtime opens only variants whose manifest records a passing csim. One pytest-xdist
-    worker builds, the others read its verdicts: a partial build by a late worker would
-    drop the csim record of a variant another worker is running."""
-    record = project / "built.json"
+def build_variants(root: Path, variants: list[tuple[str, int, str]]) -> dict:
+    """``variants`` of the project through every step but sim, in one build (the csim
+    step among them: the runtime opens only variants whose manifest, which lists the
+    steps of the latest build, records a passing csim); the build's --json report."""
+    library = Library(root / "kernel_specs")
+    plans = [plan(library.get(name), rung, dtype) for name, rung, dtype in variants]
+    return execute(plans, root / "build", "local", None, None, STEPS_BUT_SIM, True,
+                   "fpgakern build (tests/test_user_kernels.py)").data
+
+
+def _shared_build(project: Path, record_name: str,
+                  variants: list[tuple[str, int, str]]) -> dict[tuple, tuple[str, str]]:
+    """``build_variants`` once per session: one pytest-xdist worker builds, the others
+    read its verdicts (a partial build by a late worker would drop the csim record of a
+    variant another worker is running)."""
+    record = project / record_name
     with open(project.parent / "user_project.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if record.is_file():
             return {tuple(key): tuple(value) for key, value in json.loads(record.read_text())}
-        found: dict[tuple[str, int, str, str], tuple[str, str]] = {}
-        for until in ("host", "lint", "xo", "csim"):
-            found.update(statuses(build(project, "my_ops/*", until=until)))
+        found = statuses(build_variants(project, variants))
         record.write_text(json.dumps([[list(key), list(value)] for key, value in found.items()]))
         return found
+
+
+@pytest.fixture(scope="session")
+def built(project: Path) -> dict[tuple[str, int, str, str], tuple[str, str]]:
+    """The default tier's variants of my_ops (``BUILT_VARIANTS``) through every step but
+    sim (that is a Verilator model build per variant; the sim step runs on a selection
+    below)."""
+    return _shared_build(project, "built.json", BUILT_VARIANTS)
+
+
+@pytest.fixture(scope="session")
+def built_everything(built, project: Path) -> dict[tuple[str, int, str, str], tuple[str, str]]:
+    """Every variant of my_ops through every step but sim (for the slow sweep)."""
+    return _shared_build(project, "built_everything.json", VARIANTS)
 
 
 def variant_dir(root: Path, qualname: str, rung: int, dtype: str) -> Path:
@@ -300,10 +333,22 @@ def test_model_key_ignores_comment_lines_only():
 
 @needs_verilator
 def test_every_variant_passes_every_step_but_sim(built, project):
+    """Every variant the default tier builds (``BUILT_VARIANTS``; -m slow: every one)."""
+    _passed_every_step_but_sim(built, project, BUILT_VARIANTS)
+
+
+@pytest.mark.slow
+@needs_verilator
+def test_every_variant_of_every_rung_passes_every_step_but_sim(built_everything, project):
+    _passed_every_step_but_sim(built_everything, project, VARIANTS)
+
+
+def _passed_every_step_but_sim(built: dict, project: Path,
+                               variants: list[tuple[str, int, str]]) -> None:
     failed = {key: value for key, value in built.items()
               if value[0] not in ("passed", "cached")}
     assert not failed, failed
-    for qualname, rung, dtype in VARIANTS:
+    for qualname, rung, dtype in variants:
         for step in STEPS_BUT_SIM:
             assert (qualname, rung, dtype, step) in built, (qualname, rung, dtype, step)
         folder = variant_dir(project, qualname, rung, dtype)
@@ -448,7 +493,7 @@ def test_generated_host_program_runs_a_multi_input_reduction(built, project, tmp
 
 @pytest.mark.slow
 @needs_verilator
-def test_every_variant_passes_every_step(built, project):
+def test_every_variant_passes_every_step(built_everything, project):
     """Every rung of every kernel and dtype, the RTL simulated (one model per variant)."""
     found = statuses(build(project, "my_ops/*"))
     failed = {key: value for key, value in found.items()
@@ -461,7 +506,7 @@ def test_every_variant_passes_every_step(built, project):
 @needs_verilator
 @pytest.mark.parametrize("target", ["sw_emu", "hw_emu"])
 @pytest.mark.parametrize(("qualname", "rung", "dtype"), VARIANTS, ids=_ids(VARIANTS))
-def test_runtime_every_rung(built, project, monkeypatch, target, qualname, rung, dtype):
+def test_runtime_every_rung(built_everything, project, monkeypatch, target, qualname, rung, dtype):
     monkeypatch.chdir(project)
     handle = rt.open(project / "build", target=target, opt=rung).kernel(qualname)
     arrays = _small_arrays(handle.kernel, dtype)

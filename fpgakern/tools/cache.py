@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import resource
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -27,6 +30,43 @@ def key_of(*parts: str | bytes) -> str:
     """A short content hash of ``parts`` (each separated, so ("ab", "c") != ("a", "bc")):
     :func:`sha256_text` cut to the 20 hex digits a cache folder name carries."""
     return sha256_text(*parts)[:20]
+
+
+# A file every cache build appends one JSON line to, when set: {"kind", "name",
+# "seconds", "cpu"}, the wall and child-process CPU seconds of the build itself (a build
+# inside another, such as a model's Verilator runtime, is its own line and not counted
+# again in the outer one's). Where a cold run's compile time goes: benchmarks/
+# suite_budget.py sums it by kind.
+BUILD_LOG_VARIABLE = "FPGAKERN_BUILD_LOG"
+_open_builds: list[list[float]] = []  # per build in progress: inner builds' seconds, cpu
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@contextlib.contextmanager
+def _logged(kind: str, name: str) -> Iterator[None]:
+    log = os.environ.get(BUILD_LOG_VARIABLE)
+    if not log:
+        yield
+        return
+    started, cpu_before = time.perf_counter(), _child_cpu()
+    inner = [0.0, 0.0]
+    _open_builds.append(inner)
+    try:
+        yield
+    finally:
+        _open_builds.pop()
+        seconds, cpu = time.perf_counter() - started, _child_cpu() - cpu_before
+        if _open_builds:
+            _open_builds[-1][0] += seconds
+            _open_builds[-1][1] += cpu
+        line = json.dumps({"kind": kind, "name": name, "seconds": round(seconds - inner[0], 3),
+                           "cpu": round(cpu - inner[1], 3)})
+        with open(log, "a") as out:  # one short append: whole lines from concurrent builders
+            out.write(line + "\n")
 
 
 @contextlib.contextmanager
@@ -55,7 +95,8 @@ def cached_build(kind: str, name: str, key: str, product: str,
             return final
         staging = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
         try:
-            build(staging)
+            with _logged(kind, name):
+                build(staging)
             if not (staging / product).exists():
                 raise ToolError(f"build of {name} left no {product}")
             for child in list(staging.iterdir()):
@@ -67,6 +108,25 @@ def cached_build(kind: str, name: str, key: str, product: str,
         finally:
             shutil.rmtree(staging, ignore_errors=True)
     return final
+
+
+def asked_before(kind: str, name: str, key: str) -> bool:
+    """Whether ``asked_before`` was called with this kind, name and key before (by any
+    process with this cache), recording that it now has been: for a product worth
+    building only once a second reader shows it will be reused."""
+    root = cache_dir().resolve() / kind
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(root / f".{name}-{key}.asked", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return True
+    return False
+
+
+def cached(kind: str, name: str, key: str, product: str) -> Path | None:
+    """The folder :func:`cached_build` gives for these, if it is built already."""
+    final = cache_dir().resolve() / kind / f"{name}-{key}"
+    return final if (final / product).exists() else None
 
 
 GENERATED_KIND = "generated"  # cache_dir()/generated/: source files written by a generator

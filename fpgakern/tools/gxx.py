@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fpgakern.errors import MAX_MESSAGE, ToolError, printable, shorten
-from fpgakern.tools.cache import cached_build, key_of
+from fpgakern.tools.cache import asked_before, cached, cached_build, key_of
 from fpgakern.tools.versions import tool_version
 
 STANDARD = "-std=c++17"
@@ -103,9 +103,20 @@ def prelude(headers: Sequence[str], flags: Sequence[str], *versions: str) -> lis
     Only the compile gets faster (the system headers are a third of a C simulation
     testbench's compile); the sources still include what they use, unchanged, and their
     include guards make those includes no-ops. A precompiled header that does not match
-    the compile is ignored by g++, which then parses the header itself."""
+    the compile is ignored by g++, which then parses the header itself.
+
+    The header is built on its second request: building it costs a few compiles (2.5 s
+    for Verilator's), so a compile command used once (a waveform model, a one-off flag
+    set) is cheaper without it, and the first compile of a command used often hardly
+    matters. Whether a compile used it changes no bit of its output."""
     text = "".join(f"#include <{name}>\n" for name in headers)
     codegen = [flag for flag in flags if flag not in ("-shared",)]
+    key = key_of(identity(), *codegen, text, *versions)
+    ready = cached("pch", "prelude", key, f"{PRELUDE}.gch")
+    if ready is not None:
+        return ["-include", str(ready / PRELUDE)]
+    if not asked_before("pch", "prelude", key):
+        return []
 
     def build(staging: Path) -> None:
         (staging / PRELUDE).write_text(text)
@@ -113,8 +124,7 @@ def prelude(headers: Sequence[str], flags: Sequence[str], *versions: str) -> lis
              str(staging / f"{PRELUDE}.gch")], "the precompiled standard headers")
 
     try:
-        folder = cached_build("pch", "prelude", key_of(identity(), *codegen, text, *versions),
-                              f"{PRELUDE}.gch", build, keep=(PRELUDE,))
+        folder = cached_build("pch", "prelude", key, f"{PRELUDE}.gch", build, keep=(PRELUDE,))
     except ToolError:  # no header to speed up: the compile itself says what is wrong
         return []
     return ["-include", str(folder / PRELUDE)]
