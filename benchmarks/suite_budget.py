@@ -81,7 +81,8 @@ def main() -> None:
                         help=f"seconds the run must stay within (default {BUDGET_S})")
     parser.add_argument("--reuse-python", action="store_true",
                         help="run with this interpreter instead of a fresh virtualenv")
-    parser.add_argument("--log", type=Path, help="also write pytest's output here")
+    parser.add_argument("--log", type=Path, help="also write pytest's output here (and the "
+                        "cache builds' log beside it, .builds.jsonl)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fpgakern-budget-") as scratch_name:
         scratch = Path(scratch_name)
@@ -120,6 +121,8 @@ def main() -> None:
     output = done.stdout + done.stderr
     if args.log:
         args.log.write_text(output)
+        args.log.with_suffix(".builds.jsonl").write_text(
+            "".join(json.dumps(build) + "\n" for build in compiled))
     top, total = slowest(output, 20)
     summary = next((line.strip("= ") for line in reversed(output.splitlines())
                     if " in " in line and ("passed" in line or "failed" in line)), "")

@@ -41,7 +41,7 @@ def _plans(library, which: str):
 
 
 def _syntax_check(sources: list[Path]) -> subprocess.CompletedProcess:
-    flags = [f for f in csim.CXXFLAGS if f != "-O2"]
+    flags = [f for f in csim.CXXFLAGS if f != csim.OPTIMIZATION]
     # One g++ run, each file its own translation unit; "fpgakern_ops.h" is found beside
     # each file, the hls_*.h headers only in the API subset.
     return subprocess.run([gxx.compiler(), *flags, "-fsyntax-only", "-I", str(VITIS_API),

@@ -9,7 +9,7 @@ import numpy as np
 
 from fpgakern import paths
 from fpgakern.tools import gxx
-from fpgakern.verify.csim import CXXFLAGS, csim_include_dir
+from fpgakern.verify.csim import CXXFLAGS, OPTIMIZATION, csim_include_dir
 
 # What Vitis HLS compiles (UG1399: C/C++ 11/14), strictly: no GNU extension, no warning.
 STRICT_CXX14 = ("-std=c++14", "-pedantic", "-Wall", "-Wextra", "-Werror",
@@ -85,7 +85,7 @@ def test_csim_headers(tmp_path):
     source = tmp_path / "headers_test.cpp"
     source.write_text(TEST)
     binary = tmp_path / "headers_test"
-    flags = [f for f in CXXFLAGS if f != "-O2"] + ["-O0"]
+    flags = [f for f in CXXFLAGS if f != OPTIMIZATION] + ["-O0"]
     subprocess.run([gxx.compiler(), *flags, "-I", str(csim_include_dir()), str(source), "-o",
                     str(binary)], check=True)
     done = subprocess.run([binary], capture_output=True, text=True)

@@ -77,7 +77,7 @@ def test_stream_kernels_use_only_the_vitis_api(plans, tmp_path):
     for name, p in plans.items():
         sources = generate(p, tmp_path / name)
         files += [sources.kernel, sources.testbench]
-    flags = [f for f in csim.CXXFLAGS if f != "-O2"]
+    flags = [f for f in csim.CXXFLAGS if f != csim.OPTIMIZATION]
     done = subprocess.run([gxx.compiler(), *flags, "-fsyntax-only", "-I", str(VITIS_API),
                            *map(str, files)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[:3000]

@@ -54,8 +54,13 @@ TB_MISMATCH = 1
 TB_STREAM_MISUSE = 3
 TB_STREAM_PROTOCOL = 5
 
-CXXFLAGS = (*gxx.FLAGS, "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv",
-            gxx.NO_FP_CONTRACTION)
+# -O1, not gxx.FLAGS' -O2: a testbench (and a sw_emu library, which takes these flags)
+# compiles 20% faster (0.51 s against 0.65 for rung-4 add's sw_emu library) and runs as
+# fast (sw_emu adds 4M elements in the same 0.05 s: the time is in the stream model).
+# The bits do not depend on it: no fast-math, no contraction, wrapping integers.
+OPTIMIZATION = "-O1"
+CXXFLAGS = (gxx.STANDARD, OPTIMIZATION, *gxx.WARNINGS, "-Wno-unknown-pragmas",
+            "-Wno-unused-label", "-fwrapv", gxx.NO_FP_CONTRACTION)
 FLUSH_DEFINE = "-DFPGAKERN_CSIM_FLUSH_SUBNORMALS"
 # The standard headers hls_templates/ includes (the generated kernels, testbenches and
 # hosts, fpgakern_ops.h, the C simulation headers): precompiled once (gxx.prelude) for
