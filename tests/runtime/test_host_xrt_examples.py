@@ -447,8 +447,12 @@ def test_a_chain_without_models_for_the_target_is_an_error_not_a_crash(programs,
 # shape of those examples' hosts.
 
 EXAMPLES = Path(__file__).parents[1] / "data" / "xrt_examples_project"
+# p2p_fpga2fpga's increment(in, out, inc, size): the top of the streaming examples'
+# free-running increment too, so in a project of its own.
+FPGA2FPGA = Path(__file__).parents[1] / "data" / "fpga2fpga_project"
 EXAMPLE_HOSTS = {"copy_buffer": ["copy_buffer.cpp"], "free_running_k2k": ["free_running_k2k.cpp"],
-                 "p2p_simple": ["p2p_simple.cpp"]}
+                 "p2p_simple": ["p2p_simple.cpp"], "hbm_simple": ["hbm_simple.cpp"],
+                 "p2p_fpga2fpga": ["p2p_fpga2fpga.cpp"]}
 _example_links: dict[tuple[str, ...], dict[str, Path]] = {}
 
 
@@ -456,6 +460,13 @@ _example_links: dict[tuple[str, ...], dict[str, Path]] = {}
 def examples(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("examples") / "xrt_examples_project"
     shutil.copytree(EXAMPLES, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def fpga2fpga(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("fpga2fpga") / "fpga2fpga_project"
+    shutil.copytree(FPGA2FPGA, root)
     return root
 
 
@@ -523,3 +534,62 @@ def test_p2p_simple(example_programs, examples, tmp_path_factory, tmp_path, targ
     done = run(example_programs["p2p_simple"], xclbins[target], tmp_path / "ssd.bin",
                target=target)
     assert done.stdout.splitlines()[-1] == "TEST PASSED"
+
+
+HBM_SIMPLE_LINK = "[connectivity]\n" + "".join(f"sp=krnl_vadd_1.{arg}:HBM[0:3]\n"
+                                              for arg in ("in1", "in2", "out_r"))
+
+
+@pytest.mark.parametrize("target", [
+    "sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
+def test_hbm_simple(example_programs, examples, tmp_path_factory, target):
+    """krnl_vadd(in1, in2, out_r, size) on u55c with every argument on HBM[0:3]: buffers
+    allocated by bank number through an xrtDeviceHandle, all in bank 0 and then in banks
+    1, 2 and 3. Each bank is in every argument's range, so XRT runs the kernel on the
+    buffers themselves (no warning, no local copy)."""
+    xclbins = example_link(tmp_path_factory, examples, ["xrt_examples/krnl_vadd@opt4:int32"],
+                           platform="u55c", cfg=HBM_SIMPLE_LINK)
+    done = run(example_programs["hbm_simple"], xclbins[target], target=target)
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "TEST PASSED"
+    assert [line.split(":")[0] for line in lines[:2]] == ["[CASE 1] one bank",
+                                                          "[CASE 2] three banks"]
+    assert "WARNING" not in done.stderr, done.stderr
+
+
+def test_hbm_simple_warns_when_a_bank_is_out_of_range(example_programs, examples,
+                                                      tmp_path_factory):
+    """The same host with in1 connected to HBM[4:7]: its buffers in banks 0 and 1 reach
+    no compute unit, so XRT warns and runs on a local copy in a connected bank, and the
+    results still match."""
+    cfg = HBM_SIMPLE_LINK.replace("in1:HBM[0:3]", "in1:HBM[4:7]")
+    xclbins = example_link(tmp_path_factory, examples, ["xrt_examples/krnl_vadd@opt4:int32"],
+                           platform="u55c", cfg=cfg)
+    done = run(example_programs["hbm_simple"], xclbins["sw_emu"], target="sw_emu")
+    assert done.stdout.splitlines()[-1] == "TEST PASSED"
+    assert "[XRT] WARNING: Kernel krnl_vadd has no compute units with connectivity" \
+        in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("target", [
+    "sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
+def test_p2p_fpga2fpga(example_programs, fpga2fpga, tmp_path_factory, tmp_path, target):
+    """Two cards (emconfig.json of two devices, as ``emconfigutil --nd 2`` writes it):
+    increment(in, out, inc, size) on device 0 writes a p2p buffer; device 1, with no
+    xclbin, wraps that buffer's map in a user-pointer buffer and syncs it into its own
+    memory, where a copy on device 1 reads the kernel's output back."""
+    xclbins = example_link(tmp_path_factory, fpga2fpga, ["fpga2fpga/increment@opt4:int32"])
+    emu.write_emconfig(tmp_path, platforms.load("u250").vbnv, devices=2)
+    env = dict(emulation_env(target), EMCONFIG_PATH=str(tmp_path))
+    done = run(example_programs["p2p_fpga2fpga"], xclbins[target], target=target, env=env)
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "TEST PASSED" and lines[0].startswith("Throughput "), lines
+
+
+def test_p2p_fpga2fpga_needs_a_second_device(example_programs, fpga2fpga, tmp_path_factory):
+    """With the emconfig.json of one device (the link's), device 1 does not exist: a clear
+    error, not a crash."""
+    xclbins = example_link(tmp_path_factory, fpga2fpga, ["fpga2fpga/increment@opt4:int32"])
+    done = run(example_programs["p2p_fpga2fpga"], xclbins["sw_emu"], target="sw_emu", ok=False)
+    assert done.returncode != 0 and done.returncode != -signal.SIGSEGV
+    assert "no device 1" in done.stderr, done.stderr
