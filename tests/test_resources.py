@@ -213,3 +213,26 @@ def test_a_share_beyond_one_pseudo_channel_is_refused():
     check_share(p, 10, most)
     with pytest.raises(UsageError, match=r"more than one memory bank holds .*HBM\[0\], 512 MiB"):
         check_share(p, 10, most + 16)
+
+
+def test_usage_values_are_its_fields_in_order():
+    """Usage.values spells its fields out (for speed): it must name each, in order."""
+    from dataclasses import fields
+
+    from fpgakern.ladder.fabric import Usage
+
+    usage = Usage(*(float(i + 1) for i in range(len(fields(Usage)))))
+    assert usage.values() == tuple(getattr(usage, f.name) for f in fields(Usage))
+
+
+def test_placing_fewer_cus_first_changes_no_placement():
+    """A plan places only as many CUs as it asks about: asking about few first and then
+    about rung 5's whole range gives the placements of asking about the range at once."""
+    u250 = platforms.load("u250").memory_system()
+    placement = platform_plan(LIBRARY.get("binary_ops/add"), 5, "float32", u250).placement
+    few = placement._fit(2)
+    again = platform_plan(LIBRARY.get("binary_ops/add"), 5, "float32", u250).placement
+    again._in_turn(64)
+    assert again._fit(2) == few
+    assert [placement.cu_slr(c) for c in range(placement.compute_units)] == \
+        [again.cu_slr(c) for c in range(again.compute_units)]

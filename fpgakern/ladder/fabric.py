@@ -11,7 +11,7 @@ ladder as a :class:`Fabric`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 # The resources of a budget, as platform files name them (BRAM in BRAM36 equivalents).
@@ -37,7 +37,9 @@ class Usage:
     __rmul__ = __mul__
 
     def values(self) -> tuple[float, ...]:
-        return tuple(getattr(self, f.name) for f in fields(self))
+        # Spelled out, not through dataclasses.fields: planning the library adds Usages
+        # hundreds of thousands of times. tests/test_resources.py holds it to the fields.
+        return (self.lut, self.ff, self.bram, self.uram, self.dsp)
 
     def items(self) -> tuple[tuple[str, float], ...]:
         """(platform-file name, amount) for each resource, in RESOURCE_NAMES order."""

@@ -160,13 +160,23 @@ class Placement:
 
     def _fit(self, cus: int) -> tuple[Fit | None, tuple[str, ...]]:
         """The fit of ``cus`` CUs and the SLR of each (None, () without fabric figures)."""
-        fits, slrs = self._in_turn
+        fits, slrs = self._in_turn(cus)
         return (fits[cus - 1], slrs[:cus]) if fits else (None, ())
 
-    @cached_property
-    def _in_turn(self) -> tuple[list[Fit], tuple[str, ...]]:
-        """The fits of the first 1, 2, ... CUs placed one after the other (as many as rung
-        5 considers, or the spec's N), and the SLR of each. A CU goes to the SLR of its
+    def _in_turn(self, count: int) -> tuple[list[Fit], tuple[str, ...]]:
+        """``_placed(n)`` for an ``n`` of at least ``count``, kept: placing CUs one after
+        the other, the first ``count`` are placed alike however many follow, so a plan
+        places only as many as it asks about (rung 5 asks about MAX_SPREAD_CUS; the other
+        rungs about their few, which makes planning the library several times quicker)."""
+        placed = self.__dict__.get("_placed_so_far")  # frozen: kept as cached_property does
+        if placed is None or (placed[0] and len(placed[0]) < count):
+            placed = self._placed(count)
+            self.__dict__["_placed_so_far"] = placed
+        return placed
+
+    def _placed(self, count: int) -> tuple[list[Fit], tuple[str, ...]]:
+        """The fits of the first 1, 2, ..., ``count`` CUs placed one after the other, and
+        the SLR of each (none without fabric figures). A CU goes to the SLR of its
         bank where the banks sit in SLRs of their own; else to its memory's SLR while that
         has room (no SLR crossing), then to the SLR it leaves the most room in. A CU that
         no SLR could hold even empty spans them all (v++ spreads a kernel too large for
@@ -185,7 +195,7 @@ class Placement:
         too_large = all(_share(cost, fabric.budget(r)) > 1.0 for r in regions)
         local = not memory.shares_one_slr and bool(memory.bank_slrs)
         names = [r.name for r in fabric.regions]
-        for cu in range(max(MAX_SPREAD_CUS, self.arch.kernel.compute_units)):
+        for cu in range(count):
             for r in self._master_slrs(cu, fabric):
                 masters[r] += 1
             if too_large:
@@ -222,6 +232,7 @@ class Placement:
         ports = max(1, len(self.arch.traffic_pointers))
         own = max(1, len(memory.banks) // ports) if memory.shares_one_slr or \
             self.bank_per_port else len(memory.banks)
+        self._in_turn(MAX_SPREAD_CUS)  # every count below at once
         fitting = [cus for cus in range(1, MAX_SPREAD_CUS + 1) if self._fits(cus)]
         if not fitting:
             return 1

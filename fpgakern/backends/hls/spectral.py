@@ -22,6 +22,7 @@ C-simulation testbench, ``fpgakern_ops.h`` and the twiddle header generated here
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -70,14 +71,16 @@ def twiddle_header_name(top: str) -> str:
     return f"{top}_twiddles.h"
 
 
-def _float_literal(value: np.float32) -> str:
-    """The shortest decimal C++ literal that rounds to exactly ``value`` (cexpr.literal):
-    portable C++14, where hexadecimal floats are not."""
-    return cexpr.literal(float(value), "float32")
+@functools.cache
+def _float_literal(value: float) -> str:
+    """The shortest decimal C++ literal that rounds to exactly the float32 ``value``
+    (cexpr.literal): portable C++14, where hexadecimal floats are not. Kept per value: a
+    kernel's tables repeat the quarter wave's 16,385 values, about a million literals."""
+    return cexpr.literal(value, "float32")
 
 
 def _rows_text(values: np.ndarray, per_line: int = 8, pad: str = "    ") -> str:
-    literals = [_float_literal(v) for v in values]
+    literals = [_float_literal(v) for v in values.tolist()]
     return "\n".join(pad + ", ".join(literals[i:i + per_line]) + ","
                      for i in range(0, len(literals), per_line))
 
@@ -126,9 +129,9 @@ def twiddle_header(top: str, rung: int, max_n: int = fft.MAX_FFT) -> str:
             k = np.arange(h) * (fft.MAX_FFT // (2 * h))
             out += [f"// the in-word stage of half-span {h}: twiddle j = 0..{h - 1}",
                     f"static const float FK_LANE_C{h}[{h}] = {{ "
-                    + ", ".join(_float_literal(v) for v in c_max[k]) + " };",
+                    + ", ".join(_float_literal(v) for v in c_max[k].tolist()) + " };",
                     f"static const float FK_LANE_S{h}[{h}] = {{ "
-                    + ", ".join(_float_literal(v) for v in s_max[k]) + " };"]
+                    + ", ".join(_float_literal(v) for v in s_max[k].tolist()) + " };"]
         out.append("")
     out += [f"#endif  // {guard}", ""]
     return "\n".join(out)
