@@ -246,3 +246,57 @@ def test_the_prelude_holds_every_standard_header_the_generated_code_includes():
                 for m in re.finditer(r"#include <([^>]+)>", path.read_text())}
     assert included and included <= set(csim.STANDARD_HEADERS), \
         sorted(included - set(csim.STANDARD_HEADERS))
+
+
+class _Captured(Exception):
+    pass
+
+
+# Flags that change what the preprocessor or the code generator sees: a precompiled
+# header built without one its compile has is invalid, and g++ silently parses every
+# header again (slower than no precompiled header at all).
+_PCH_RELEVANT = re.compile(r"^(-D|-U|-std|-O|-f|-m|-pthread$|-W(?!l,))")
+
+
+@pytest.mark.parametrize("build", ["csim", "sw_emu", "hw_emu", "host"])
+def test_every_prelude_is_built_with_its_compiles_flags(build, tmp_path, monkeypatch):
+    """Each compile that starts from a precompiled prelude asks for one built with every
+    flag of its own that matters to it (a host's -pthread once made both the host's and
+    the hw_emu harness's header invalid: -H marked it "x")."""
+    from fpgakern import paths
+    from fpgakern.backends import hls
+    from fpgakern.ladder import plan
+    from fpgakern.runtime import emu, models
+    from fpgakern.spec.library import Library
+    from fpgakern.verify import csim
+
+    asked: list[list[str]] = []
+
+    def prelude(headers, flags, *versions):
+        asked.append(list(flags))
+        return ["-include", str(tmp_path / "prelude.h")]
+
+    def run(arguments, what, **kwargs):
+        if "-include" in arguments:
+            raise _Captured(list(arguments))
+        return ""
+
+    monkeypatch.setenv("FPGAKERN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(gxx, "prelude", prelude)
+    monkeypatch.setattr(gxx, "run", run)
+    monkeypatch.setattr(models, "verilate", lambda staging, *a, **k: (staging / "obj").mkdir())
+    monkeypatch.setattr(emu, "library_object", lambda: tmp_path / "xrt_emu.o")
+    p = plan(Library(paths.specs_dir()).get("binary_ops/add"), 2, "float32")
+    sources = hls.generate(p, tmp_path / "hls")
+    with pytest.raises(_Captured) as captured:
+        if build == "csim":
+            csim.compile_testbench(sources)
+        elif build == "sw_emu":
+            models.sw_model(p, tmp_path / "hls")
+        elif build == "hw_emu":
+            models.hw_model(p)
+        else:
+            emu.compile_host(sources.kernel, tmp_path / "host")
+    compile_flags = {f for f in captured.value.args[0] if _PCH_RELEVANT.match(f)}
+    [flags] = asked
+    assert compile_flags <= set(flags), sorted(compile_flags - set(flags))

@@ -239,12 +239,15 @@ def hw_model(plan: Plan, variant_dir: Path | None = None) -> ModelLibrary:
             include = verilator.include_dir()
             out = staging / library_name(plan.top, "hw_emu")
             verilated = ["-isystem", str(include), "-isystem", str(include / "vltstd")]
-            gxx.run([*HW_CXXFLAGS, "-shared", "-fvisibility=hidden",
-                     *gxx.prelude(HW_HEADERS, [*HW_CXXFLAGS, *verilated], verilator.version()),
+            # The precompiled header is built with the compile's own flags (-pthread
+            # defines _REENTRANT): else g++ finds it invalid and parses every header.
+            codegen = [*HW_CXXFLAGS, "-fvisibility=hidden", "-pthread"]
+            gxx.run([*codegen, "-shared",
+                     *gxx.prelude(HW_HEADERS, [*codegen, *verilated], verilator.version()),
                      "-isystem", str(obj), *verilated,
                      "-I", str(INCLUDE_DIR), "-I", str(MODEL_DIR),
                      str(staging / "model.cpp"), str(obj / f"V{plan.top}__ALL.a"),
-                     str(obj / "libverilated.a"), "-pthread", "-latomic",
+                     str(obj / "libverilated.a"), "-latomic",
                      f"-Wl,--version-script={staging / 'exports.map'}", "-o", str(out)],
                     f"the hw_emu model of {plan.top}", cwd=staging, use_ccache=True)
 

@@ -48,6 +48,9 @@ HOST_CXXFLAGS = gxx.FLAGS
 # hosts and those the emulated XRT headers (include/) add.
 HOST_HEADERS = (*csim.STANDARD_HEADERS, "functional", "future", "map", "memory", "utility")
 LIBS = ("-ldl", "-pthread")
+# The part of LIBS that also changes what the preprocessor sees (-pthread defines
+# _REENTRANT): a precompiled header built without it is invalid for the compile.
+PREPROCESSING_LIBS = ("-pthread",)
 
 
 def prepare(xclbin: Path, targets: tuple[str, ...] = models.TARGETS,
@@ -147,7 +150,8 @@ def compile_host(sources: Path | Sequence[Path], out: Path,
         raise UsageError("compile_host: no source file")
     folders = tuple(dict.fromkeys(f.parent for f in files))
     gxx.run([*compile_flags((*folders, *include_dirs)),
-             *gxx.prelude(HOST_HEADERS, HOST_CXXFLAGS), *(str(f) for f in files),
+             *gxx.prelude(HOST_HEADERS, [*HOST_CXXFLAGS, *PREPROCESSING_LIBS]),
+             *(str(f) for f in files),
              str(library_object()), *LIBS, "-o", str(out)], files[0].name)
     return out
 
