@@ -87,3 +87,13 @@ def test_rtl_selection_stays_small():
     grow with the kinds and the features they prove, not with the library's size."""
     assert len(representative_variants(LIBRARY, operators=False)) <= 40
     assert len(RUNGS) == 6
+
+
+def test_ties_go_to_the_shallower_datapath():
+    """Of two variants proving the same, the one with the shallower datapath is picked:
+    a broadcast kernel's rung 4 in RTL is bias_add's (one add) rather than batch_norm's
+    (a subtract, a multiply by a reciprocal square root, a multiply-add)."""
+    chosen = representative_variants(LIBRARY, operators=False)
+    broadcast4 = [v for v in chosen
+                  if v[1] == 4 and LIBRARY.get(v[0]).kind == "broadcast"]
+    assert broadcast4 == [("nn_ops/bias_add", 4, "float32")], broadcast4
