@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -40,6 +41,11 @@ def _plans(library, which: str):
     return chosen
 
 
+def _code_of(text: str, top: str) -> str:
+    """``text`` without its // comments and with the top's name replaced."""
+    return re.sub(rf"\b{re.escape(top)}\b", "TOP", re.sub(r"//[^\n]*", "", text))
+
+
 def _syntax_check(sources: list[Path]) -> subprocess.CompletedProcess:
     flags = [f for f in csim.CXXFLAGS if f != csim.OPTIMIZATION]
     # One g++ run, each file its own translation unit; "fpgakern_ops.h" is found beside
@@ -52,9 +58,16 @@ def _syntax_check(sources: list[Path]) -> subprocess.CompletedProcess:
                                    pytest.param("rest", marks=pytest.mark.slow)])
 def test_generated_code_uses_only_the_vitis_api(library, tmp_path, which):
     files = []
+    testbenches: set[str] = set()
     for i, p in enumerate(_plans(library, which)):
         sources = generate(p, tmp_path / f"v{i}")
-        files += [sources.kernel, sources.testbench]
+        files.append(sources.kernel)
+        # A testbench whose code is another's but for the top's name uses the same API:
+        # checked once (119 representative testbenches are 74 distinct ones).
+        code = _code_of(sources.testbench.read_text(), p.top)
+        if code not in testbenches:
+            testbenches.add(code)
+            files.append(sources.testbench)
     assert len(files) > 60
     done = _syntax_check(files)
     assert done.returncode == 0, done.stderr[:3000]
