@@ -300,3 +300,15 @@ def test_every_prelude_is_built_with_its_compiles_flags(build, tmp_path, monkeyp
     compile_flags = {f for f in captured.value.args[0] if _PCH_RELEVANT.match(f)}
     [flags] = asked
     assert compile_flags <= set(flags), sorted(compile_flags - set(flags))
+
+
+def test_a_models_testbench_sources_compile_at_its_level():
+    """verilated.mk puts OPT_FAST after the -CFLAGS for the testbench sources (and before
+    them for the model): OPT_FAST takes the level -CFLAGS asks for, so both compile at it
+    and one precompiled verilated.h fits both (-Os after -O0 made g++ refuse it)."""
+    from fpgakern.tools.verilator_build import OPT_FAST, _optimization
+
+    assert _optimization(["--cc", "-CFLAGS", "-O0 -fPIC", "x.sv"]) == "-O0"
+    assert _optimization(["-CFLAGS", "-O2", "-CFLAGS", "-I/some/where"]) == "-O2"
+    assert _optimization(["-CFLAGS", "-O2", "-CFLAGS", "-O0"]) == "-O0"
+    assert _optimization(["--cc", "x.sv"]) == OPT_FAST == "-Os"

@@ -45,44 +45,64 @@ def verilate(work: Path, arguments: Sequence[str], *, prefix: str,
     for name, text in (files or {}).items():
         (obj / name).write_text(text)
     make_variables = [*verilator.make_variables(), *make_variables]
+    level = _optimization(arguments)
     if "--hierarchical" not in arguments:  # a block's sub-make compiles with other flags
-        make_variables += _precompiled_verilated_h(obj, prefix, make_variables)
+        make_variables += _precompiled_verilated_h(obj, prefix, make_variables, level)
     make = ["make", "--no-print-directory", "-j", "2", "-f", f"{prefix}.mk",
             *make_variables]
     runtime, key = runtime_plan(obj, prefix, make_variables)
     log += _reuse(obj, "runtime", runtime, key, make, what, env)
     for source in shared:
         objects = [f"{source.stem}.o"]
-        key = key_of(gxx.identity(), verilator.version(),
-                     _recipe(obj, prefix, make_variables, objects),
+        # The precompiled header changes no bit of an object (gxx.prelude), so its
+        # -include is no part of the key: a model built before the header existed and
+        # one built after share the object.
+        recipe = _PRELUDE_INCLUDE.sub("", _recipe(obj, prefix, make_variables, objects))
+        key = key_of(gxx.identity(), verilator.version(), recipe,
                      *_included_texts(source, (source.parent, obj)))
         log += _reuse(obj, source.stem, objects, key, make, what, env)
     log += " ".join(make) + "\n" + verilator.run(make, what, obj, env)
     return log
 
 
-# Verilator's default for the model's own C++ (verilated.mk), restated to add to it.
+# Verilator's default for the model's own C++ (verilated.mk), where -CFLAGS names none.
 OPT_FAST = "-Os"
+_PRELUDE_INCLUDE = re.compile(rf" -include \S*{re.escape(gxx.PRELUDE)}")
 
 
-def _precompiled_verilated_h(obj: Path, prefix: str, make_variables: Sequence[str]) -> list[str]:
-    """A make variable that starts the model's C++ and the testbench sources from a
-    precompiled ``verilated.h`` (:func:`fpgakern.tools.gxx.prelude`): most of a small
-    model's compile is parsing it (0.6 of 0.8 s for an operator). The header is
-    compiled once per compile command (that of the model's ``__ALL.cpp``, which the
-    testbench sources share) and Verilator version."""
+def _optimization(arguments: Sequence[str]) -> str:
+    """The g++ level the caller's -CFLAGS ask for (the last -O there), else OPT_FAST.
+
+    verilated.mk puts OPT_FAST before the -CFLAGS in the model's compile and after them
+    in the testbench sources' (the main loop, the memory model, a harness): OPT_FAST is
+    set to the same level, so both compile as asked and one precompiled header fits
+    both (a level that differs makes g++ refuse it and parse every header again)."""
+    level = OPT_FAST
+    for flag, value in zip(arguments, arguments[1:], strict=False):
+        if flag == "-CFLAGS":
+            level = next((w for w in reversed(value.split()) if w.startswith("-O")), level)
+    return level
+
+
+def _precompiled_verilated_h(obj: Path, prefix: str, make_variables: Sequence[str],
+                             level: str) -> list[str]:
+    """The make variable OPT_FAST at ``level``, starting the model's C++ and the
+    testbench sources from a precompiled ``verilated.h`` (:func:`fpgakern.tools.gxx.
+    prelude`) once there is one: most of a small model's compile is parsing it (0.6 of
+    0.8 s for an operator). The header is compiled once per compile command (that of
+    the model's ``__ALL.cpp``, which the testbench sources share) and Verilator version."""
     unit = f"{prefix}__ALL"
-    recipe = _recipe(obj, prefix, [*make_variables, f"OPT_FAST={OPT_FAST}"], [f"{unit}.o"])
+    recipe = _recipe(obj, prefix, [*make_variables, f"OPT_FAST={level}"], [f"{unit}.o"])
     line = next((ln for ln in recipe.splitlines() if f"{unit}.cpp" in ln and " -c" in ln), None)
     if line is None:
-        return []
+        return [f"OPT_FAST={level}"]
     words = shlex.split(line)
     cache = gxx.ccache()
     if cache and Path(words[0]).name == Path(cache).name:
         words = words[1:]
     flags = [w for w in words[1:] if w not in ("-MMD", "-c", "-o", f"{unit}.o", f"{unit}.cpp")]
     include = gxx.prelude(["verilated.h"], flags, verilator.version())
-    return [f"OPT_FAST={' '.join([OPT_FAST, *include])}"] if include else []
+    return [f"OPT_FAST={' '.join([level, *include])}"]
 
 
 _QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
