@@ -118,8 +118,8 @@ def test_cxx_c_simulation_is_compiled_without_contraction(muladd, tmp_path):
     """g++ ignores the pragma: -ffp-contract=off is what keeps x*y + z unfused. With FMA
     instructions enabled (-mfma) the csim flags still give the unfused result, and the
     same compile without the flag fuses it (the testbench then reports a mismatch). Both
-    at -O2, where g++ contracts (its -O1, csim's level, does not: the flag keeps the
-    bits whatever the level)."""
+    at -O2, where g++ contracts (at csim's -Og it does not: the flag keeps the bits
+    whatever the level)."""
     _, kernel = muladd
     assert gxx.NO_FP_CONTRACTION in csim.CXXFLAGS
     assert gxx.NO_FP_CONTRACTION in models.SW_CXXFLAGS  # sw_emu compiles the same C++
