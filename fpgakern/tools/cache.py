@@ -86,10 +86,10 @@ def cached_build(kind: str, name: str, key: str, product: str,
     The path is absolute: builders run compilers inside their staging folder, where a
     relative ``$FPGAKERN_CACHE_DIR`` would name another place.
     """
-    root = cache_dir().resolve() / kind
-    final = root / f"{name}-{key}"
+    final = _entry(kind, name, key)
     if (final / product).exists():
         return final
+    root = final.parent
     with _locked(root / f".{name}-{key}.lock"):
         if (final / product).exists():  # another process built it while we waited
             return final
@@ -114,7 +114,7 @@ def asked_before(kind: str, name: str, key: str) -> bool:
     """Whether ``asked_before`` was called with this kind, name and key before (by any
     process with this cache), recording that it now has been: for a product worth
     building only once a second reader shows it will be reused."""
-    root = cache_dir().resolve() / kind
+    root = _entry(kind, name, key).parent
     root.mkdir(parents=True, exist_ok=True)
     try:
         os.close(os.open(root / f".{name}-{key}.asked", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
@@ -125,8 +125,13 @@ def asked_before(kind: str, name: str, key: str) -> bool:
 
 def cached(kind: str, name: str, key: str, product: str) -> Path | None:
     """The folder :func:`cached_build` gives for these, if it is built already."""
-    final = cache_dir().resolve() / kind / f"{name}-{key}"
+    final = _entry(kind, name, key)
     return final if (final / product).exists() else None
+
+
+def _entry(kind: str, name: str, key: str) -> Path:
+    """Where :func:`cached_build` keeps the product of ``kind``, ``name`` and ``key``."""
+    return cache_dir().resolve() / kind / f"{name}-{key}"
 
 
 GENERATED_KIND = "generated"  # cache_dir()/generated/: source files written by a generator

@@ -45,9 +45,9 @@ def verilate(work: Path, arguments: Sequence[str], *, prefix: str,
     for name, text in (files or {}).items():
         (obj / name).write_text(text)
     make_variables = [*verilator.make_variables(), *make_variables]
-    level = _optimization(arguments)
     if "--hierarchical" not in arguments:  # a block's sub-make compiles with other flags
-        make_variables += _precompiled_verilated_h(obj, prefix, make_variables, level)
+        make_variables += _precompiled_verilated_h(obj, prefix, make_variables,
+                                                   _optimization(arguments))
     make = ["make", "--no-print-directory", "-j", "2", "-f", f"{prefix}.mk",
             *make_variables]
     runtime, key = runtime_plan(obj, prefix, make_variables)
@@ -76,7 +76,9 @@ def _optimization(arguments: Sequence[str]) -> str:
     verilated.mk puts OPT_FAST before the -CFLAGS in the model's compile and after them
     in the testbench sources' (the main loop, the memory model, a harness): OPT_FAST is
     set to the same level, so both compile as asked and one precompiled header fits
-    both (a level that differs makes g++ refuse it and parse every header again)."""
+    both (a level that differs makes g++ refuse it and parse every header again). A
+    hierarchical build keeps verilated.mk's OPT_FAST: its blocks' sub-makes inherit the
+    make variables and compile with flags of their own."""
     level = OPT_FAST
     for flag, value in zip(arguments, arguments[1:], strict=False):
         if flag == "-CFLAGS":

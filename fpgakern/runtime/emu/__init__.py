@@ -47,10 +47,10 @@ HOST_CXXFLAGS = gxx.FLAGS
 # Precompiled for every host program (gxx.prelude): the standard headers of the generated
 # hosts and those the emulated XRT headers (include/) add.
 HOST_HEADERS = (*csim.STANDARD_HEADERS, "functional", "future", "map", "memory", "utility")
-LIBS = ("-ldl", "-pthread")
 # The part of LIBS that also changes what the preprocessor sees (-pthread defines
 # _REENTRANT): a precompiled header built without it is invalid for the compile.
 PREPROCESSING_LIBS = ("-pthread",)
+LIBS = ("-ldl", *PREPROCESSING_LIBS)
 
 
 def prepare(xclbin: Path, targets: tuple[str, ...] = models.TARGETS,
