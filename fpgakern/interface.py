@@ -9,6 +9,12 @@ word (a pointer advances 0x0C, a 32-bit scalar 0x08). A stream argument is an AX
 port of its own name (``axis``; RTL signals ``<name>_TDATA``, ``_TVALID``, ``_TREADY``,
 ``_TLAST``) and takes no register. A free-running kernel (``ap_ctrl_none``) has no
 control port at all: it has no scalars and no element count.
+
+A register kernel (``control: auto_restart``) has the auto-restart counter and the two
+mailbox control registers HLS adds with ``s_axilite_auto_restart_counter`` and
+``s_axilite_mailbox both`` at 0x10, 0x14 and 0x18 (UG1399, "S_AXILITE Control Register
+Map"; XRT's xrt_kernel.cpp reads them there), so its arguments start at 0x1C: its scalars,
+then its results, each a 32-bit register and a reserved word, in the signature's order.
 """
 
 from __future__ import annotations
@@ -30,6 +36,13 @@ SIZE_ARG = "n"  # every kernel takes its element count last
 REG_CTRL, REG_GIE, REG_IER, REG_ISR = 0x00, 0x04, 0x08, 0x0C
 CTRL_AP_START, CTRL_AP_DONE, CTRL_AP_IDLE, CTRL_AP_READY = 0x01, 0x02, 0x04, 0x08
 CTRL_AP_CONTINUE, CTRL_AUTO_RESTART = 0x10, 0x80
+# A register kernel's: the auto-restart counter (restarts left, 0 for ever) and the
+# mailboxes. In each mailbox register, bit 0 is the host's (1: the input copy is written,
+# or: the results are wanted) and bit 1 reads 1 while the kernel has not yet taken the
+# inputs, or not yet written the results, at the start or the end of a run.
+REG_AUTO_RESTART_COUNTER, REG_MAILBOX_IN, REG_MAILBOX_OUT = 0x10, 0x14, 0x18
+MAILBOX_REQUEST, MAILBOX_BUSY = 0x1, 0x2
+MAILBOX_FIRST_ARG_OFFSET = 0x1C
 
 
 @dataclass(frozen=True)
@@ -39,11 +52,12 @@ class Arg:
     name: str
     id: int
     kind: Literal["pointer", "scalar", "stream"]
-    ctype: str  # the C type, e.g. "float*", "float", "int", "stream<ap_axiu<32, 0, 0, 0> >&"
+    ctype: str  # the C type: "float*", "float", "int", "int&" (a register kernel's
+    # result), "stream<ap_axiu<32, 0, 0, 0> >&"
     port: str  # "m_axi_gmem0" for pointers, "s_axi_control" for scalars, a stream's name
     offset: int  # register offset in s_axi_control (0 for a stream)
     size: int  # bytes the value occupies in the register map (0 for a stream)
-    direction: Literal["in", "out"] | None = None  # pointers and streams
+    direction: Literal["in", "out"] | None = None  # pointers, streams, scalar results
 
     @property
     def address_qualifier(self) -> int:
@@ -84,6 +98,7 @@ class KernelInterface:
     args: tuple[Arg, ...]
     ports: tuple[AxiPort, ...]
     hw_control_protocol: str = HW_CONTROL_PROTOCOL
+    mailbox: bool = False  # a register kernel's auto-restart counter and mailboxes
 
     @property
     def pointers(self) -> tuple[Arg, ...]:
@@ -133,6 +148,8 @@ def interface(plan: Plan) -> KernelInterface:
     # The host's spelling (complex64: std::complex<float>); a complex64 kernel's scalars
     # are float.
     scalar_ctype = DTYPES[plan.dtype.scalar_dtype].host_ctype.replace("int32_t", "int")
+    if plan.kernel.auto_restart:
+        return _register_interface(plan, scalar_ctype)
     args: dict[str, Arg] = {}
     stream_ports: list[AxiPort] = []
     for name in (*plan.kernel.inputs, *plan.kernel.outputs):
@@ -171,3 +188,16 @@ def interface(plan: Plan) -> KernelInterface:
                                FREE_RUNNING_PROTOCOL)
     control = AxiPort(CONTROL_PORT, "slave", 32, CONTROL_RANGE)
     return KernelInterface(plan.top, tuple(ordered), (*masters, *stream_ports, control))
+
+
+def _register_interface(plan: Plan, ctype: str) -> KernelInterface:
+    """A register kernel's: scalars and results from 0x1C in the signature's order, the
+    control port only."""
+    args = {s.name: Arg(s.name, 0, "scalar", ctype, CONTROL_PORT, 0, 4)
+            for s in plan.kernel.scalars}
+    args |= {name: Arg(name, 0, "scalar", f"{ctype}&", CONTROL_PORT, 0, 4, "out")
+             for name in plan.kernel.outputs}
+    ordered = tuple(replace(args[name], id=i, offset=MAILBOX_FIRST_ARG_OFFSET + 8 * i)
+                    for i, name in enumerate(plan.kernel.arguments))
+    control = AxiPort(CONTROL_PORT, "slave", 32, CONTROL_RANGE)
+    return KernelInterface(plan.top, ordered, (control,), mailbox=True)

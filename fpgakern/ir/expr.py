@@ -126,8 +126,10 @@ def parse(
         raise ExprError(f"{shown(to_text(root))} is a comparison, whose bool no output "
                         "holds; use it as where()'s condition: where(x > 0, x, 0)")
     if isinstance(root, Const):
-        raise ExprError("the expression is a constant; it must use at least one input")
-    if not any(isinstance(n, Input) for n in root.walk()):
+        raise ExprError("the expression is a constant; it must use at least one input"
+                        + ("" if inputs else " or scalar"))
+    # A register kernel declares no tensor inputs: its expressions are over scalars.
+    if inputs and not any(isinstance(n, Input) for n in root.walk()):
         raise ExprError("the expression uses no tensor input")
     return root
 

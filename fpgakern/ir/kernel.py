@@ -17,10 +17,11 @@ from fpgakern.ir.ops import EXACT, Accuracy, Op
 # never on the folder (category) a spec sits in. Three need a spec's ``shapes``
 # (fpgakern.ir.shapes); ``transform`` is a spec's ``transform:`` (fpgakern.ir.fft);
 # ``contraction`` a spec's ``contraction:`` (fpgakern.ir.contraction).
+# ``registers`` a spec's ``control: auto_restart``: scalars in, scalars out, no memory.
 KernelKind = Literal["elementwise", "reduction", "broadcast", "row_reduction", "row_map",
-                     "transform", "contraction"]
+                     "transform", "contraction", "registers"]
 KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction", "broadcast", "row_reduction",
-                                 "row_map", "transform", "contraction")
+                                 "row_map", "transform", "contraction", "registers")
 # The one place that exempts a kind from the rule that every kind is generated, linted
 # and simulated in RTL (tests/test_variant_selection.py): each with its reason. The
 # build's RTL steps report the reason as their outcome instead of running.
@@ -33,7 +34,12 @@ NO_RTL_KINDS: dict[KernelKind, str] = {
 NO_HOST_KINDS: dict[KernelKind, str] = {
     "contraction": "the contraction kind has no host wrapper or .xo yet (issue 30: C "
                    "simulation only for now)",
+    "registers": "a register kernel is run by a host program of your own, started once "
+                 "with xrt::autostart and fed through xrt::mailbox (docs/runtime.md); "
+                 "fpgakern writes no host wrapper or torch op for it",
 }
+# Kinds with no .xo yet (a subset of NO_HOST_KINDS: a register kernel has an .xo).
+NO_XO_KINDS: dict[KernelKind, str] = {"contraction": NO_HOST_KINDS["contraction"]}
 # The name a contraction's epilogue (its ``expression``) gives the contracted value.
 ACC = "acc"
 SHAPED_KINDS: tuple[KernelKind, ...] = ("broadcast", "row_reduction", "row_map")
@@ -97,6 +103,12 @@ class Kernel:
     # indices of each further input its epilogue reads (``bias: n``), in spec order.
     contraction: Contraction | None = None
     indices: tuple[tuple[str, str], ...] = ()
+    # The spec's ``control: auto_restart``: a register kernel (kind ``registers``). Its
+    # inputs are its scalars, its outputs scalar results in s_axi_control, each with its
+    # expression (``results``, in the outputs' order; ``expression`` is ""). Started once,
+    # it restarts itself; the host exchanges the scalars through the HLS mailbox.
+    auto_restart: bool = False
+    results: tuple[tuple[str, str], ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -110,6 +122,8 @@ class Kernel:
             return f"{self.transform}({self.inputs[0]}) * scale"
         if self.contraction is not None:
             return f"{ACC} = {self.contraction.text}; {self.expression}"
+        if self.results:
+            return "; ".join(f"{name} = {text}" for name, text in self.results)
         return self.expression
 
     @property
@@ -136,9 +150,19 @@ class Kernel:
     def _graphs(self) -> dict[str, expr.Node]:
         return {d: self._parse(d) for d in self.dtypes}
 
-    def _parse(self, dtype_name: str) -> expr.Node:
-        return parse_graph(self.expression, self.expression_inputs, self.scalars,
-                           self.lets, bool(self.shapes), dtype_name)[0]
+    def _parse(self, dtype_name: str, text: str | None = None) -> expr.Node:
+        return parse_graph(self.expression if text is None else text, self.expression_inputs,
+                           self.scalars, self.lets, bool(self.shapes), dtype_name)[0]
+
+    @functools.cached_property
+    def _result_graphs(self) -> dict[str, dict[str, expr.Node]]:
+        return {d: {name: self._parse(d, text) for name, text in self.results}
+                for d in self.dtypes}
+
+    def result_graphs(self, dtype_name: str) -> dict[str, expr.Node]:
+        """A register kernel's typed graph of each result, in the outputs' order ({} for
+        the other kinds)."""
+        return self._result_graphs[dtype_name]
 
     @property
     def expression_inputs(self) -> tuple[str, ...]:
@@ -149,7 +173,10 @@ class Kernel:
         return self.inputs
 
     def graph(self, dtype_name: str) -> expr.Node:
-        """The typed expression graph for one dtype (``let`` names substituted)."""
+        """The typed expression graph for one dtype (``let`` names substituted); a register
+        kernel's first result."""
+        if self.results:
+            return next(iter(self.result_graphs(dtype_name).values()))
         return self._graphs[dtype_name]
 
     @functools.cached_property
@@ -188,7 +215,7 @@ class Kernel:
     def reduction(self) -> Op | None:
         """The reduction op at the root of a kernel that reduces all its elements to one,
         or None (elementwise, shaped and transform kernels)."""
-        if (self.transform is not None or self.contraction is not None
+        if (self.transform is not None or self.contraction is not None or self.results
                 or self.staged(self.dtypes[0]) is not None):
             return None
         return expr.reduction_of(self.graph(self.dtypes[0]))
@@ -206,6 +233,8 @@ class Kernel:
             return "transform"
         if self.contraction is not None:
             return "contraction"
+        if self.auto_restart:
+            return "registers"
         staged = self.staged(self.dtypes[0])
         if staged is not None:
             return staged.kind
@@ -220,7 +249,10 @@ class Kernel:
     @property
     def arguments(self) -> tuple[str, ...]:
         """Every argument's name in the C signature's order: the spec's ``args``, else
-        inputs, output, scalars, then the size arguments."""
+        inputs, output, scalars, then the size arguments (a register kernel's: its
+        scalars, then its results, as ``void f(int a, int b, int& sum)``)."""
+        if self.results and not self.arg_order:
+            return (*(s.name for s in self.scalars), *self.outputs)
         return self.arg_order or (*self.inputs, *self.outputs,
                                   *(s.name for s in self.scalars), *self.size_args)
 
@@ -235,7 +267,10 @@ class Kernel:
 
     @property
     def memory_ports(self) -> tuple[str, ...]:
-        """Inputs, then outputs, that are pointers to device memory (not streams)."""
+        """Inputs, then outputs, that are pointers to device memory (not streams; none
+        for a register kernel, whose results are registers)."""
+        if self.results:
+            return ()
         return tuple(p for p in (*self.inputs, *self.outputs) if p not in self.streams)
 
     def elementwise_body(self, dtype_name: str) -> expr.Node:
@@ -328,11 +363,15 @@ class Kernel:
         return root.op.accuracy_for(dtype_name) if isinstance(root, expr.Apply) else EXACT
 
     def ops_used(self, dtype_name: str) -> list[Op]:
-        """Each op the expression applies, once, in evaluation order."""
+        """Each op the expression applies (a register kernel's results, in order), once, in
+        evaluation order."""
+        roots = list(self.result_graphs(dtype_name).values()) if self.results \
+            else [self.graph(dtype_name)]
         seen: dict[str, Op] = {}
-        for node in self.graph(dtype_name).walk():
-            if isinstance(node, expr.Apply):
-                seen.setdefault(node.op.name, node.op)
+        for root in roots:
+            for node in root.walk():
+                if isinstance(node, expr.Apply):
+                    seen.setdefault(node.op.name, node.op)
         return list(seen.values())
 
 

@@ -63,6 +63,8 @@ SIZE_ARGS: dict[str, tuple[str, ...]] = {
     # A transform: ``rows`` transforms of length ``n`` (a row of the input holds
     # fpgakern.ir.fft.input_length(n) elements, of the output output_length(n)).
     "transform": ("rows", "n"),
+    # A register kernel has no size: its arguments are its scalars and results.
+    "registers": (),
 }
 
 

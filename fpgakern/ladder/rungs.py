@@ -131,6 +131,7 @@ def builds(kernel: Kernel, index: int) -> bool:
 
 def not_built(kernel: Kernel, rung_index: int) -> str:
     """Why ``kernel`` refuses rung ``rung_index``, as a message."""
-    why = "; a kernel with stream ports builds the dataflow rung only" if kernel.streams else ""
+    why = "; a kernel with stream ports builds the dataflow rung only" if kernel.streams else (
+        "; a register kernel builds rung 0 only" if kernel.auto_restart else "")
     return (f"{kernel.qualname} does not build rung {rung_index} "
             f"(its rungs: {', '.join(map(str, kernel.rungs))}{why})")

@@ -42,8 +42,9 @@ class Field:
     category_default: bool = True  # may come from the category's _category.yaml
 
 
-# The spec's ``control``: chained (ap_ctrl_chain, started by the host) or free_running.
-CONTROLS = ("chained", "free_running")
+# The spec's ``control``: chained (ap_ctrl_chain, started by the host), free_running, or
+# auto_restart (a register kernel, fpgakern.spec.registers).
+CONTROLS = ("chained", "free_running", "auto_restart")
 # The rung stream kernels build: dataflow, the one whose engines are joined by streams.
 STREAM_RUNG = 2
 
@@ -95,8 +96,9 @@ FIELDS: dict[str, Field] = {
               "(default: inputs, output, scalars, n), e.g. [c, a, b, n]",
               category_default=False),
         Field("control", "string",
-              f"{' or '.join(CONTROLS)}: free_running has no control port (ap_ctrl_none); "
-              "every input and output is then a stream", category_default=False),
+              f"{', '.join(CONTROLS)}: free_running has no control port (ap_ctrl_none); "
+              "every input and output is then a stream; auto_restart makes a register "
+              "kernel, started once and fed through its mailbox", category_default=False),
     )
 }
 
@@ -236,6 +238,13 @@ def validate(
     _check_keys(doc, data, FIELDS)
     _check_category(doc, category)
     merged = {**(defaults or {}), **data}
+    if data.get("control") == "auto_restart":
+        from fpgakern.spec.registers import registers_kernel  # it builds on this module
+
+        for key in ("kernel", "doc", "outputs", "dtypes"):
+            if key not in merged:
+                raise SpecError(doc.file, 1, key, "missing required key")
+        return registers_kernel(doc, category, merged, source_of(doc, data, category_doc))
     for f in FIELDS.values():
         if f.required and f.name not in merged:
             raise SpecError(doc.file, 1, f.name, "missing required key")
@@ -301,9 +310,9 @@ def _arg_order(doc: Located, value: Any, kernel: Kernel) -> Kernel:
     ``vector_add(c, a, b, n)``, ``mem_read(mem, n, out)``), each named exactly once."""
     if value is None:
         return kernel
-    if kernel.kind not in ("elementwise", "reduction"):
-        raise doc.error("args", f"only elementwise and reduction kernels declare their "
-                                f"argument order; {kernel.name} is a "
+    if kernel.kind not in ("elementwise", "reduction", "registers"):
+        raise doc.error("args", f"only elementwise, reduction and register kernels declare "
+                                f"their argument order; {kernel.name} is a "
                                 f"{kernel.kind.replace('_', ' ')}")
     if isinstance(value, str) or not isinstance(value, list) or not value:
         raise doc.error("args", "expected a non-empty list of names")
@@ -338,7 +347,7 @@ def _control(doc: Located, value: Any) -> str:
     if value is None:
         return CONTROLS[0]
     if value not in CONTROLS:
-        raise doc.error("control", f"expected {' or '.join(CONTROLS)}, got {shown(value)}")
+        raise doc.error("control", f"expected {', '.join(CONTROLS)}, got {shown(value)}")
     return str(value)
 
 

@@ -150,6 +150,13 @@ class CSpelling:
             return arg
         return f"{self.element_name}({', '.join(args)})"
 
+    def results(self) -> list[tuple[str, str]]:
+        """A register kernel's results: each output and its C++ expression over the
+        scalars."""
+        graphs = self.plan.kernel.result_graphs(self.plan.dtype.name)
+        names = {s.name: s.name for s in self.plan.kernel.scalars}
+        return [(name, expression(root, names)) for name, root in graphs.items()]
+
     def beat(self, name: str) -> str:
         """The AXI4-Stream beat type of stream argument ``name`` (Vitis' ap_axi_sdata.h):
         its element's bits in TDATA, no TUSER, TID or TDEST."""
@@ -159,6 +166,8 @@ class CSpelling:
         if arg.kind == "stream":  # an axis port: hls::stream of beats, by reference
             return f"hls::stream<{self.beat(arg.name)} >& {arg.name}"
         if arg.kind == "scalar":
+            if arg.direction == "out":  # a register kernel's result, written by the kernel
+                return f"{self.S}& {arg.name}"
             size = arg.name in self.plan.kernel.size_args  # n; a shaped kind's sizes
             return f"{'int' if size else self.S} {arg.name}"
         reduced_output = self.plan.kernel.is_reduction and arg.direction == "out"

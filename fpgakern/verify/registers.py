@@ -1,0 +1,87 @@
+"""A register kernel's checks: scalar cases, the reference's results, and C simulation.
+
+Every register kernel is checked on the same cases, in C simulation and in RTL
+simulation: every pair of special values over its first two scalars (each other scalar
+a plain value), then random values for all. Each result is held to the kernel's
+accuracy against fpgakern's reference (any NaN matches any NaN).
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+
+from fpgakern.backends.hls.generator import HlsSources
+from fpgakern.errors import ToolError
+from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ladder import Plan
+from fpgakern.verify import compare, reference, stimulus
+from fpgakern.verify.csim import TB_MATCH, CaseResult, CsimResult, compile_testbench, run_testbench
+
+RANDOM_CASES = 64
+
+
+def cases(kernel: Kernel, dtype_name: str, seed: int = 0) -> dict[str, np.ndarray]:
+    """Each scalar's value in every case (one array per scalar, all of one length)."""
+    dtype = DTYPES[dtype_name]
+    names = [s.name for s in kernel.scalars]
+    specials = stimulus.specials(dtype).astype(dtype.numpy)
+    paired = names[:2]
+    grid = list(itertools.product(specials, repeat=len(paired)))
+    values = {name: np.array([row[i] for row in grid], dtype.numpy)
+              for i, name in enumerate(paired)}
+    plain = stimulus.scalar_value(dtype)
+    for name in names[2:]:
+        values[name] = np.full(len(grid), plain, dtype.numpy)
+    rng = np.random.default_rng(seed)
+    return {name: np.concatenate([values[name],
+                                  stimulus.random_values(dtype, RANDOM_CASES, rng)])
+            for name in names}
+
+
+def expected(kernel: Kernel, dtype_name: str, scalars: dict[str, np.ndarray]
+             ) -> dict[str, np.ndarray]:
+    """Each result of each case, as fpgakern's reference computes it."""
+    count = len(next(iter(scalars.values())))
+    numpy_type = DTYPES[dtype_name].numpy
+    return {name: np.broadcast_to(reference.evaluate(root, {}, scalars), (count,)).astype(numpy_type)
+            for name, root in kernel.result_graphs(dtype_name).items()}
+
+
+def judge(kernel: Kernel, dtype_name: str, want: dict[str, np.ndarray],
+          got: dict[str, np.ndarray]) -> compare.Verdict:
+    """Every result of every case against the reference's, under the kernel's accuracy."""
+    accuracy = kernel.accuracy(dtype_name)
+    return compare.compare(np.concatenate([want[n] for n in kernel.outputs]),
+                           np.concatenate([got[n] for n in kernel.outputs]), accuracy)
+
+
+def csim(plan: Plan, sources: HlsSources, work_dir: Path) -> CsimResult:
+    """Compile the testbench, run every case (one case file), judge each result."""
+    kernel, dtype_name = plan.kernel, plan.dtype.name
+    work_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        binary = compile_testbench(sources)
+    except ToolError as err:
+        return CsimResult(False, error=str(err))
+    scalars = cases(kernel, dtype_name)
+    want = expected(kernel, dtype_name, scalars)
+    count = len(next(iter(scalars.values())))
+    words = [np.array([count], np.int32).view(np.uint32)]
+    words += [np.stack([scalars[s.name] for s in kernel.scalars], axis=1).view(np.uint32).ravel()]
+    words += [np.stack([want[n] for n in kernel.outputs], axis=1).view(np.uint32).ravel()]
+    np.concatenate(words).tofile(work_dir / "case0.bin")
+    done, failure = run_testbench(binary, 1, work_dir)
+    if failure is not None:
+        return failure
+    results = np.fromfile(work_dir / "out0.bin", dtype=DTYPES[dtype_name].numpy)
+    got = {name: results[i::len(kernel.outputs)] for i, name in enumerate(kernel.outputs)}
+    verdict = judge(kernel, dtype_name, want, got)
+    result = CsimResult(verdict.passed, [CaseResult(f"{count} scalar cases", count, verdict)])
+    if verdict.passed != (done.returncode == TB_MATCH):
+        return CsimResult(False, result.cases, error="the testbench and fpgakern's comparison "
+                          f"disagree ({done.stdout.strip()[-200:]})")
+    return result
