@@ -65,6 +65,17 @@ class KernelDesc:
     language: str = LANGUAGE
     hw_control_protocol: str = "ap_ctrl_chain"
     interrupt: bool = True
+    # A register kernel's: kernel.xml's mailbox="both" and countedAutoRestart="1", which
+    # XRT reads (xrt_xclbin.cpp, get_kernel_properties) to allow xrt::mailbox on it.
+    mailbox: str = "none"
+    counted_auto_restart: int = 0
+
+    @property
+    def features(self) -> str:
+        """The <kernel> element's mailbox and auto-restart attributes ("" for most)."""
+        if self.mailbox == "none":
+            return ""
+        return f' mailbox="{self.mailbox}" countedAutoRestart="{self.counted_auto_restart}"'
 
     @property
     def ip_dir(self) -> str:
@@ -120,7 +131,9 @@ def from_interface(iface: KernelInterface) -> KernelDesc:
     # A free-running kernel (ap_ctrl_none) has no control port, so no interrupt either.
     return KernelDesc(iface.top, vlnv(iface.top), ports, args,
                       hw_control_protocol=iface.hw_control_protocol,
-                      interrupt=iface.has_control)
+                      interrupt=iface.has_control,
+                      mailbox="both" if iface.mailbox else "none",
+                      counted_auto_restart=1 if iface.mailbox else 0)
 
 
 def from_plan(plan: Plan) -> KernelDesc:
@@ -156,7 +169,9 @@ def parse_kernel(kernel: ElementTree.Element, where: str) -> KernelDesc:
     return KernelDesc(name, kernel.get("vlnv", ""), ports, args,
                       kernel.get("language", ""),
                       kernel.get("hwControlProtocol", "ap_ctrl_hs"),
-                      kernel.get("interrupt", "false") == "true")
+                      kernel.get("interrupt", "false") == "true",
+                      kernel.get("mailbox", "none"),
+                      _int(kernel, "countedAutoRestart", where, "0"))
 
 
 def parse(text: str | bytes, where: str) -> KernelDesc:
