@@ -5,8 +5,15 @@ out of ``-m slow``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from variant_selection import all_variants, representative_variants, variant_params
+from variant_selection import (
+    RTL_PROVEN_ELSEWHERE,
+    all_variants,
+    representative_variants,
+    variant_params,
+)
 
 from fpgakern.ir.kernel import KINDS, NO_RTL_KINDS
 from fpgakern.ladder import RUNGS
@@ -23,10 +30,21 @@ def _kind(variant: tuple[str, int, str]) -> str:
 def test_every_kernel_kind_has_a_default_rtl_simulation():
     """A kind added to the IR without a kernel in the library, or one the rule leaves out,
     has no RTL simulation in the default run: this fails, naming it. The one exemption is
-    fpgakern.ir.kernel.NO_RTL_KINDS (a kind with no RTL generator, and its reason)."""
+    fpgakern.ir.kernel.NO_RTL_KINDS (a kind with no RTL generator, and its reason); a kind
+    no bundled kernel has is simulated by the test file RTL_PROVEN_ELSEWHERE names."""
     chosen = representative_variants(LIBRARY, operators=False)
-    missing = set(KINDS) - set(NO_RTL_KINDS) - {_kind(v) for v in chosen}
+    missing = (set(KINDS) - set(NO_RTL_KINDS) - set(RTL_PROVEN_ELSEWHERE)
+               - {_kind(v) for v in chosen})
     assert not missing, f"kinds without a default-tier RTL simulation: {sorted(missing)}"
+
+
+def test_kinds_proven_elsewhere_are_simulated_there_by_default():
+    """Each RTL_PROVEN_ELSEWHERE file exists, simulates its kind, and is not slow-only."""
+    root = Path(__file__).parents[1]
+    for kind, test_file in RTL_PROVEN_ELSEWHERE.items():
+        text = (root / test_file).read_text()
+        assert f'"{kind}"' in text and "simulate_registers" in text, (kind, test_file)
+        assert "pytestmark = pytest.mark.slow" not in text, test_file
 
 
 def test_every_rung_and_dtype_is_simulated_in_rtl_by_default():

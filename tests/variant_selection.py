@@ -9,6 +9,11 @@ from fpgakern.ir.kernel import NO_RTL_KINDS, SHAPED_KINDS
 from fpgakern.ladder import RUNGS
 from fpgakern.spec.library import Library
 
+# Kinds no bundled kernel has, each simulated in RTL in the default tier by the test file
+# named (a project of its own): the register kind is AMD's mailbox example's and a
+# user's, not an operator of the library.
+RTL_PROVEN_ELSEWHERE = {"registers": "tests/sim/test_registers_sim.py"}
+
 
 def _family(rung: int) -> tuple[bool, int | None]:
     """The top template a rung's RTL uses: sequential (0, 1), dataflow (2, 3) or lanes in

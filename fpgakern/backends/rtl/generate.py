@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, rows, sources, stream
+from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, registers, rows, sources, stream
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
 from fpgakern.backends.rtl.top import Microarch, control_words, environment, port_column
 from fpgakern.backends.templates import file_header, write
@@ -27,7 +27,7 @@ from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 
 # The kernel kinds (Kernel.kind) this backend builds.
-RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS, "transform")
+RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS, "transform", "registers")
 
 __all__ = ["Microarch", "NoRtlOperator", "RtlSources", "generate", "microarch"]
 
@@ -88,7 +88,7 @@ def check_supported(plan: Plan) -> None:
     kernel = plan.kernel
     if kernel.kind in NO_RTL_KINDS:  # the one list of kinds without an RTL generator
         raise UsageError(f"{kernel.qualname}: {NO_RTL_KINDS[kernel.kind]}")
-    if len(kernel.outputs) != 1:
+    if len(kernel.outputs) != 1 and kernel.kind != "registers":
         raise UsageError(f"{kernel.qualname}: RTL kernels have exactly one output")
     if kernel.kind == "transform":
         # Every transform at every rung: fft_sequential (0, 1), fft_stream (2-4).
@@ -199,6 +199,8 @@ def datapath_of(plan: Plan) -> Datapath:
     outputs ``re`` and ``im`` over the inputs' components."""
     kernel = plan.kernel
     inputs = kernel.inputs
+    if kernel.kind == "registers":
+        return registers.datapath(plan)
     if plan.dtype.is_complex:
         body = kernel.elementwise_body(plan.dtype.name)
         if body.dtype != complex_lowering.C64:  # a float32 result: abs, real, imag, angle
@@ -234,6 +236,8 @@ def _design(plan: Plan) -> _Design:
         return _transform_design(plan)
     if plan.kernel.kind in rows.KINDS:
         return _row_design(plan)
+    if plan.kernel.kind == "registers":
+        return _register_design(plan)
     dp = datapath_of(plan)
     reduction = reduction_of(plan)
     arch = microarch(plan, dp.latency)
@@ -481,3 +485,18 @@ def _row_design(plan: Plan) -> _Design:
     )
     return _Design(texts, d.operators, d.latency)
 
+
+
+def _register_design(plan: Plan) -> _Design:
+    """A register kernel (registers.py): its pipeline and its top (top_registers.sv.j2)."""
+    dp = registers.datapath(plan)
+    dp_name = f"{plan.top}_datapath"
+    texts = {f"{dp_name}.sv": _render_datapath(plan, dp_name, dp, 1,
+                                               f"{dp_name}: the results of {plan.top}",
+                                               plan.kernel.definition)}
+    texts[f"{plan.top}.sv"] = environment().get_template("top_registers.sv.j2").render(
+        header=file_header(plan, "Vitis RTL kernel", "scalars in, results out, with the "
+                           "auto-restart counter and the mailbox"),
+        top=plan.top, ctrl=control_words(interface(plan)), col=port_column(32),
+        datapath=dp_name, latency=dp.latency, scalars=[s.name for s in plan.kernel.scalars])
+    return _Design(texts, list(dp.modules), dp.latency)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jinja2
 
-from fpgakern.interface import FIRST_ARG_OFFSET, KernelInterface
+from fpgakern.interface import FIRST_ARG_OFFSET, MAILBOX_FIRST_ARG_OFFSET, KernelInterface
 from fpgakern.util import jinja
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -50,13 +50,29 @@ class _Control:
     pointers: tuple[_ArgWord, ...]
     scalars: tuple[_ArgWord, ...]
     reserved: tuple[int, ...]  # indices of the reserved words (always 0)
+    # A register kernel's (fk_mailbox): its results, and the words read from the mailbox
+    # (the counter, the two mailboxes and the results); the binary masks of its input
+    # and result words, word ARG_WORDS-1 first.
+    mailbox: bool = False
+    results: tuple[_ArgWord, ...] = ()
+    status: str = ""
+    input_words: str = ""
+    result_words: str = ""
+
+
+def _mask(words: int, chosen: set[int]) -> str:
+    return "".join("1" if w in chosen else "0" for w in reversed(range(words)))
 
 
 def control_words(iface: KernelInterface) -> _Control:
-    """Argument words of the register map: each argument's data words, then one reserved."""
-    writable: list[bool] = []
+    """Argument words of the register map: each argument's data words, then one reserved
+    (a register kernel's after its counter and mailbox words, 0x10-0x18)."""
+    # The counter and the two mailboxes are the first words a register kernel's host writes.
+    writable: list[bool] = [True] * ((MAILBOX_FIRST_ARG_OFFSET - FIRST_ARG_OFFSET) // 4
+                                     if iface.mailbox else 0)
     pointers: list[_ArgWord] = []
     scalars: list[_ArgWord] = []
+    results: list[_ArgWord] = []
     for arg in iface.args:
         if arg.kind == "stream":  # an AXI4-Stream port of its own: no register
             continue
@@ -64,12 +80,18 @@ def control_words(iface: KernelInterface) -> _Control:
         assert word == len(writable), "interface offsets must be contiguous"
         data_words = arg.size // 4
         writable += [True] * data_words + [False]
-        (pointers if arg.kind == "pointer" else scalars).append(
-            _ArgWord(arg.name, arg.offset, word)
-        )
+        group = pointers if arg.kind == "pointer" else results if arg.direction == "out" \
+            else scalars
+        group.append(_ArgWord(arg.name, arg.offset, word))
     bits = "".join("1" if w else "0" for w in reversed(writable))
     reserved = tuple(i for i, w in enumerate(writable) if not w)
-    return _Control(len(writable), bits, tuple(pointers), tuple(scalars), reserved)
+    if not iface.mailbox:
+        return _Control(len(writable), bits, tuple(pointers), tuple(scalars), reserved)
+    result_words = {r.word for r in results}
+    return _Control(len(writable), bits, (), tuple(scalars), reserved, True, tuple(results),
+                    _mask(len(writable), {0, 1, 2} | result_words),
+                    _mask(len(writable), {s.word for s in scalars}),
+                    _mask(len(writable), result_words))
 
 
 def environment() -> jinja2.Environment:

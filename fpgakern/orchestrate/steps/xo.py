@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fpgakern.backends.hls.generator import sources_in
-from fpgakern.ir.kernel import NO_HOST_KINDS
+from fpgakern.ir.kernel import NO_XO_KINDS
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.orchestrate.steps.rtl import rtl_files
@@ -21,7 +21,7 @@ class Xo(Step):
     data = ("!hls_templates",)
 
     def applies(self, plan: Plan) -> str | None:
-        return NO_HOST_KINDS.get(plan.kernel.kind)
+        return NO_XO_KINDS.get(plan.kernel.kind)
 
     def fingerprint(self, plan: Plan) -> list[str]:
         from fpgakern.link import repro

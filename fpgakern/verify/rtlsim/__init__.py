@@ -23,7 +23,7 @@ from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, hier_config, public_config, render
 
 __all__ = ["DEFAULT_LATENCY", "SimResult", "TestOutcome", "bank_placement", "build_model",
-           "regmap_tests", "simulate"]
+           "regmap_tests", "simulate", "simulate_registers"]
 
 DEFAULT_LATENCY = 64  # cycles, like DDR behind the platform interconnect
 # Up to this many elements per case, models are compiled for build speed (g++ -O0): a
@@ -357,6 +357,31 @@ def _summarize(result: SimResult, cases: list[dict[str, Any]], size: int) -> Sim
 def _log_tail(log: str, lines: int = 15) -> str:
     keep = [ln for ln in log.strip().splitlines() if ln.strip()]
     return "\n".join(keep[-lines:])
+
+
+def simulate_registers(p: Plan, *, run_dir: Path | None = None,
+                       rtl_files: Sequence[Path] | None = None) -> SimResult:
+    """A register kernel's simulation (sim/fk_mailbox_tb.py): its runs, its counter and
+    its mailboxes, every case of fpgakern.verify.registers held to the reference. It
+    moves no elements: no cycles or rate are reported."""
+    variant = p.variant
+    result = SimResult(variant.kernel, variant.rung, variant.dtype, 0, "fast", passed=None)
+    model = build_model(p, "fast", speed="quick", rtl_files=rtl_files)
+    result.build_seconds, result.build_cached = model.seconds, model.cached
+    folder = run_dir or run_dir_for(p, "fast")
+    outcomes, log = run_cocotb_tests(model, "fk_mailbox_tb", testbench_job(p), folder)
+    result.log = folder / "sim.log"
+    result.cases = [{"label": o.name, "passed": o.passed, "message": o.message}
+                    for o in outcomes]
+    failed = [o for o in outcomes if not o.passed]
+    result.passed = bool(outcomes) and not failed
+    if not outcomes:
+        result.message = "simulation ended without a result: " + _log_tail(log)
+    elif failed:
+        result.message = f"{failed[0].name}: {failed[0].message}"
+    else:
+        result.message = f"{len(outcomes)} mailbox tests passed"
+    return result
 
 
 def regmap_tests(p: Plan, *, latency: int = DEFAULT_LATENCY,

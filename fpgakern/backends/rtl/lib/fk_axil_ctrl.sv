@@ -13,15 +13,22 @@
 //   0x0C ISR   b0 done, b1 ready; set by the event when enabled, toggled by writing 1
 //   0x10+      ARG_WORDS argument words; words whose ARG_WRITABLE bit is 0 are the
 //              reserved words HLS leaves after each argument: they ignore writes and read 0.
+//              A word whose ARG_STATUS bit is 1 reads arg_status's word instead of what
+//              was written (a register kernel's mailbox status and results, fk_mailbox).
 // The block-level side speaks ap_ctrl_chain the way the HLS-generated slave does, so XRT
 // drives it unchanged: ap_start is held until ap_ready; ap_continue is a one-cycle pulse
 // on a write of CTRL.b4 and is held high while auto_restart is active.
 //
 // Writes accept AW and W independently (in either order) and answer with one B; reads
 // answer one R per AR. Responses are always OKAY; addresses outside the map read as 0.
+// For a register kernel's mailbox (fk_mailbox), the slave also tells which argument word
+// the host wrote in this cycle (arg_written), when the host writes ap_start (host_start),
+// shows CTRL.auto_restart, and clears it on stop_restart (the auto-restart counter ran
+// out).
 module fk_axil_ctrl #(
     parameter int                   ARG_WORDS    = 1,
-    parameter logic [ARG_WORDS-1:0] ARG_WRITABLE = '1
+    parameter logic [ARG_WORDS-1:0] ARG_WRITABLE = '1,
+    parameter logic [ARG_WORDS-1:0] ARG_STATUS   = '0
 ) (
     input  logic                   clk,
     input  logic                   rst_n,  // synchronous, active low
@@ -52,7 +59,12 @@ module fk_axil_ctrl #(
     input  logic                   ap_idle,
     output logic                   ap_continue,
 
-    output logic [ARG_WORDS*32-1:0] args
+    output logic [ARG_WORDS*32-1:0] args,
+    input  logic [ARG_WORDS*32-1:0] arg_status,   // read in place of ARG_STATUS words
+    output logic [ARG_WORDS-1:0]    arg_written,  // the host writes this word now
+    output logic                   host_start,   // the host writes CTRL with ap_start
+    output logic                   auto_restart, // CTRL.auto_restart
+    input  logic                   stop_restart  // clear auto_restart
 );
     localparam logic [9:0] W_CTRL = 10'd0, W_GIE = 10'd1, W_IER = 10'd2, W_ISR = 10'd3;
     localparam int         W_ARG0 = 4;
@@ -107,6 +119,8 @@ module fk_axil_ctrl #(
     logic       wr_ctrl;
 
     assign wr_ctrl = wr_en && aw_word == W_CTRL && w_strb[0];
+    assign host_start = wr_ctrl && w_data[0];
+    assign auto_restart = int_auto_restart;
 
     // As in the HLS slave: with auto_restart the host sees one ap_done when the kernel
     // goes idle after auto_restart is cleared, not one per iteration.
@@ -131,7 +145,7 @@ module fk_axil_ctrl #(
             irq                 <= 1'b0;
         end else begin
             if (wr_ctrl && w_data[0]) int_ap_start <= 1'b1;
-            else if (ap_ready)        int_ap_start <= int_auto_restart;
+            else if (ap_ready)        int_ap_start <= int_auto_restart && !stop_restart;
 
             if (task_done)    int_done <= 1'b1;
             else if (rd_ctrl) int_done <= 1'b0;
@@ -143,6 +157,7 @@ module fk_axil_ctrl #(
             int_continue <= wr_ctrl && w_data[4];
 
             if (wr_ctrl) int_auto_restart <= w_data[7];
+            else if (stop_restart) int_auto_restart <= 1'b0;
             if (int_auto_restart) auto_restart_status <= 1'b1;
             else if (ap_idle)     auto_restart_status <= 1'b0;
 
@@ -161,6 +176,7 @@ module fk_axil_ctrl #(
 
     // ------------------------------------------------------------------ argument words
     for (genvar k = 0; k < ARG_WORDS; k++) begin : g_arg
+        assign arg_written[k] = wr_en && aw_word == 10'(W_ARG0 + k);
         if (ARG_WRITABLE[k]) begin : g_rw
             logic [31:0] word;
             always_ff @(posedge clk) begin
@@ -208,7 +224,8 @@ module fk_axil_ctrl #(
             W_ISR:   read_value[1:0] = int_isr;
             default: begin
                 for (int k = 0; k < ARG_WORDS; k++)
-                    if (ar_word == 10'(W_ARG0 + k)) read_value = args[k*32 +: 32];
+                    if (ar_word == 10'(W_ARG0 + k))
+                        read_value = ARG_STATUS[k] ? arg_status[k*32 +: 32] : args[k*32 +: 32];
             end
         endcase
     end

@@ -2,7 +2,7 @@
 //
 //   IDLE --ap_start--> RUN --work_done--> DONE --ap_continue--> IDLE
 //
-// In IDLE, ap_idle is high. Seeing ap_start, the block pulses ap_ready and run_start in
+// In IDLE, ap_idle is high until ap_start. Seeing ap_start, the block pulses ap_ready and run_start in
 // the same cycle: the top latches its arguments and starts its engines on that edge, so the
 // host may write the next run's arguments as soon as ap_ready is seen. work_done is sampled
 // from the cycle after run_start, when every engine has registered the start. The block
@@ -23,7 +23,9 @@ module fk_block_ctrl (
     typedef enum logic [1:0] {S_IDLE, S_RUN, S_DONE} state_t;
     state_t state;
 
-    assign ap_idle   = state == S_IDLE;
+    // As HLS's: not idle once started, so a kernel that restarts at once (auto_restart)
+    // is not idle between its runs, and the control slave sees one ap_done at its end.
+    assign ap_idle   = state == S_IDLE && !ap_start;
     assign ap_ready  = state == S_IDLE && ap_start;
     assign run_start = ap_ready;
 

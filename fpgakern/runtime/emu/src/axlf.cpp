@@ -144,6 +144,8 @@ Axlf read_axlf(const std::vector<uint8_t>& data, const std::string& path) {
         const auto head = attributes(xml.substr(at, xml.find('>', at) - at));
         KernelInfo k;
         k.name = head.count("name") ? head.at("name") : "";
+        if (head.count("mailbox")) k.mailbox = head.at("mailbox");
+        k.counted_auto_restart = number(head, "countedAutoRestart") != 0;
         for (const std::string& tag : tags(xml, "arg", at, end)) {
             const auto a = attributes(tag);
             ArgInfo arg;

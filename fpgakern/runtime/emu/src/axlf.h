@@ -7,8 +7,10 @@
 // MEM_TOPOLOGY and CONNECTIVITY (XRT's xclbin_parser falls back the same way): the
 // memories each CU argument connects to, several for a bank range (xrt::kernel::group_id
 // answers the highest memory index, as XRT's does), EMBEDDED_METADATA (each kernel's
-// arguments: id, register offset, size, address qualifier, and the kernel-to-kernel
-// streams of its <connection srcType="kernel"> entries).
+// arguments: id, register offset, size, address qualifier; the <kernel> element's
+// mailbox and countedAutoRestart, which XRT's get_kernel_properties reads to allow
+// xrt::mailbox and a counted xrt::autostart; and the kernel-to-kernel streams of its
+// <connection srcType="kernel"> entries).
 #ifndef FPGAKERN_EMU_SRC_AXLF_H_
 #define FPGAKERN_EMU_SRC_AXLF_H_
 
@@ -32,6 +34,9 @@ struct ArgInfo {
     int qualifier = 0;  // 0 scalar, 1 global memory, 4 stream
     uint32_t offset = 0;
     uint32_t size = 0;
+
+    // A register kernel's result ("int&"): a scalar the kernel writes, never the host.
+    bool result() const { return qualifier == 0 && !type.empty() && type.back() == '&'; }
 };
 
 constexpr int kStreamArg = 4;  // addressQualifier of an AXI4-Stream argument
@@ -39,6 +44,10 @@ constexpr int kStreamArg = 4;  // addressQualifier of an AXI4-Stream argument
 struct KernelInfo {
     std::string name;
     std::vector<ArgInfo> args;  // by id
+    std::string mailbox = "none";       // <kernel mailbox=>: none, in, out or both
+    bool counted_auto_restart = false;  // <kernel countedAutoRestart="1">
+
+    bool has_mailbox() const { return mailbox != "none"; }
 
     // The argument carried by AXI4-Stream port `port` (EMBEDDED_METADATA upper-cases port
     // names; a stream argument is named as its port), or null.

@@ -1,6 +1,6 @@
 // fpgakern's XRT emulation library: the subset of XRT's native C++ API declared in
-// ../include/ (xrt/*.h, experimental/xrt_xclbin.h), implemented over fpgakern's
-// emulation models. Its parts, one file each:
+// ../include/ (xrt/*.h, experimental/xrt_xclbin.h, xrt/experimental/xrt_mailbox.h),
+// implemented over fpgakern's emulation models. Its parts, one file each:
 //
 //   axlf.h, axlf.cpp    the .xclbin as XRT reads it (sections, kernels, CUs, memories)
 //   xclbin.cpp          xrt::xclbin, its queries over that reading
@@ -8,7 +8,8 @@
 //   model.h, model.cpp  a kernel's model library (fkemu_model.h), loaded with dlopen
 //   device.h, .cpp      xrt::device: a loaded xclbin's CUs, banks and stream chains
 //   bo.h, bo.cpp        xrt::bo: buffers with a host and a device side
-//   kernel.cpp          xrt::kernel and xrt::run: CU selection, runs over the registers
+//   kernel.cpp          xrt::kernel, xrt::run and xrt::mailbox: CU selection, runs and
+//                       auto-restart over the registers, the mailbox registers
 //   queue.cpp           xrt::queue: a worker thread running tasks in order
 //
 // This header holds what every part shares: the control register map, the page size,
@@ -25,7 +26,11 @@ namespace fkemu {
 
 // Control register map (fpgakern/interface.py, the Vitis HLS map).
 constexpr uint32_t kCtrl = 0x00, kGie = 0x04, kIer = 0x08, kIsr = 0x0C;
-constexpr uint32_t kApStart = 0x01, kApDone = 0x02, kApContinue = 0x10;
+constexpr uint32_t kApStart = 0x01, kApDone = 0x02, kApContinue = 0x10, kAutoRestart = 0x80;
+// A register kernel's auto-restart counter and mailboxes (REG_AUTO_RESTART_COUNTER,
+// REG_MAILBOX_IN, REG_MAILBOX_OUT): bit 0 is the host's request, bit 1 reads busy.
+constexpr uint32_t kRestartCounter = 0x10, kMailboxIn = 0x14, kMailboxOut = 0x18;
+constexpr uint32_t kMailboxRequest = 0x1, kMailboxBusy = 0x2;
 constexpr uint64_t kPage = 4096;
 
 [[noreturn]] inline void fail(const std::string& what) {

@@ -5,6 +5,7 @@ fk_block_ctrl.sv
 fk_channel_walk.sv
 fk_delay.sv
 fk_fifo.sv
+fk_mailbox.sv
 fk_ram.sv
 fk_valid_delay.sv
 fk_int32_compare.sv

@@ -113,6 +113,9 @@ module max_i32 (
     logic [ARG_WORDS*32-1:0] args;
     logic ap_start, ap_ready, ap_idle, ap_continue;
     logic run_start, work_done, done_event, irq;
+    // A register kernel's mailbox hooks (fk_mailbox): this kernel has no mailbox.
+    logic [ARG_WORDS-1:0] unused_arg_written;
+    logic unused_host_start, unused_auto_restart;
 
     fk_axil_ctrl #(.ARG_WORDS(ARG_WORDS), .ARG_WRITABLE(ARG_WRITABLE)) u_control (
         .clk(ap_clk), .rst_n(ap_rst_n),
@@ -128,7 +131,9 @@ module max_i32 (
         .rdata(s_axi_control_rdata), .rresp(s_axi_control_rresp),
         .irq,
         .ap_start, .ap_ready, .ap_done(done_event), .ap_idle, .ap_continue,
-        .args
+        .args, .arg_status('0), .arg_written(unused_arg_written),
+        .host_start(unused_host_start), .auto_restart(unused_auto_restart),
+        .stop_restart(1'b0)
     );
     assign interrupt = irq;
 
@@ -147,6 +152,7 @@ module max_i32 (
     assign arg_n = args[6*32 +: 32];
     logic unused_reserved_words;  // they read as 0 and carry nothing
     assign unused_reserved_words = &{1'b0, args[2*32 +: 32], args[5*32 +: 32], args[7*32 +: 32]};
+
     assign m_axi_gmem0_awid = '0;
     assign m_axi_gmem0_arid = '0;
     logic unused_gmem0_ids;

@@ -9,6 +9,15 @@
 // emulation until its interrupt and acknowledges it as XRT does (read CTRL, clear ISR,
 // ap_continue); wait(timeout) returns ERT_CMD_STATE_TIMEOUT when the run has not
 // finished within that wall-clock time, and leaves it running.
+//
+// Auto-restart (a kernel built with counted auto-restart and the mailbox, kernel.xml's
+// countedAutoRestart="1" mailbox="both"): kernel(xrt::autostart{n}, args...) or
+// run.start(xrt::autostart{n}) writes n to the auto-restart counter and starts the run
+// with CTRL's auto_restart bit, so the kernel restarts itself; n = 0 restarts it for
+// ever. A result argument (a scalar the kernel writes, C type "int&") is never set by
+// the host. run.stop() clears auto_restart, then waits for the run in flight to end and
+// acknowledges it as wait() does. The host exchanges values with the running kernel
+// through xrt::mailbox (xrt/experimental/xrt_mailbox.h).
 #ifndef FPGAKERN_EMU_XRT_KERNEL_H_
 #define FPGAKERN_EMU_XRT_KERNEL_H_
 
@@ -52,12 +61,23 @@ class kernel;
 class run_impl;
 class kernel_impl;
 
+// The first argument of kernel::operator() and run::operator() that starts a run in
+// auto-restart mode: the number of runs, 0 for ever (as XRT's xrt/xrt_kernel.h).
+struct autostart {
+    unsigned int iterations = 0;
+};
+
 class run {
   public:
     run() = default;
     explicit run(const kernel& krnl);
 
     void start();
+    // Auto-restart (the file's comment): throws for a kernel without auto-restart counters
+    // or a run over several CUs, as XRT does.
+    void start(const autostart& iterations);
+    // Ends an auto-restarting run: clears auto_restart, waits for the run in flight.
+    void stop();
     ert_cmd_state wait(const std::chrono::milliseconds& timeout = std::chrono::milliseconds{0}) const;
     ert_cmd_state wait(unsigned int timeout_ms) const {
         return wait(timeout_ms * std::chrono::milliseconds{1});
@@ -78,6 +98,11 @@ class run {
     void operator()(Args&&... args) {
         set_arg(0, std::forward<Args>(args)...);
         start();
+    }
+    template <typename... Args>
+    void operator()(autostart&& count, Args&&... args) {
+        set_arg(0, std::forward<Args>(args)...);
+        start(count);
     }
 
     explicit operator bool() const { return handle_ != nullptr; }
