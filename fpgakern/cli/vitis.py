@@ -31,7 +31,7 @@ from fpgakern.link import platforms
 from fpgakern.link import vitis as link_vitis
 from fpgakern.report import vitis as report_vitis
 from fpgakern.tools import vitis as tools_vitis
-from fpgakern.verify import csim, flush
+from fpgakern.verify import csim, flush, registers
 
 EPILOG = """\b
 Examples:
@@ -58,6 +58,10 @@ def _case_args(p: Plan, folder: Path, *, cosim: bool) -> list[str]:
     simulation torch's reference as Vitis C simulation computes it (hls::sqrt flushes
     subnormals), for co-simulation the flushing reference of the RTL Vitis builds."""
     tag = "cosim" if cosim else "csim"
+    if p.kernel.kind == "registers":  # one file of scalar cases (verify.registers)
+        path = folder / f"{tag}_case0.bin"
+        registers.write_case(p, path, flush.apply if cosim else flush.csim_apply)
+        return [str(path), str(folder / f"{tag}_out0.bin")]
     argv = []
     for i, case in enumerate(csim.cases_for(p, CASE_SIZE)):
         path = folder / f"{tag}_case{i}.bin"

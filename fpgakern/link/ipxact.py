@@ -23,10 +23,13 @@ from fpgakern.interface import (
     CTRL_AP_READY,
     CTRL_AP_START,
     CTRL_AUTO_RESTART,
+    REG_AUTO_RESTART_COUNTER,
     REG_CTRL,
     REG_GIE,
     REG_IER,
     REG_ISR,
+    REG_MAILBOX_IN,
+    REG_MAILBOX_OUT,
 )
 from fpgakern.link._render import render
 from fpgakern.link.kernel_xml import KernelDesc
@@ -122,6 +125,13 @@ def registers(kernel: KernelDesc) -> tuple[Register, ...]:
         Register("IP_IER", REG_IER, 32, "IP Interrupt Enable Register"),
         Register("IP_ISR", REG_ISR, 32, "IP Interrupt Status Register"),
     ]
+    if kernel.mailbox != "none":  # a register kernel's (fpgakern.interface)
+        regs += [Register("AUTO_RESTART_COUNTER", REG_AUTO_RESTART_COUNTER, 32,
+                          "Auto-restart counter (runs left, 0: for ever)"),
+                 Register("MAILBOX_IN", REG_MAILBOX_IN, 32, "Input mailbox write",
+                          (("WRITE", 0, "read-write"), ("BUSY", 1, "read-only"))),
+                 Register("MAILBOX_OUT", REG_MAILBOX_OUT, 32, "Output mailbox read",
+                          (("READ", 0, "read-write"), ("BUSY", 1, "read-only")))]
     for a in kernel.args:
         if a.address_qualifier in (0, 1):
             regs.append(Register(a.name, a.offset, a.size * 8, f"argument {a.id}: {a.type}",

@@ -64,7 +64,7 @@ def compile_invocation(plan: Plan, sources: list[Path], out_xo: Path, *, platfor
            "--config", str(cfg), "--temp_dir", str(temp_dir(out_xo, target, platform)),
            *(f"-I{d}" for d in include_dirs), "-o", str(out_xo), str(kernel_cpp))
     files = ((pre_tcl, f"# Run by v++ -c before synthesis of {plan.top} (written by fpgakern).\n"
-              + "\n".join(no_combined_operators()) + "\n"),
+              + "\n".join([*no_combined_operators(), *interface_settings(plan)]) + "\n"),
              (cfg, f"# v++ compile config written by fpgakern for {plan.top}\n"
               f"[hls]\npre_tcl={pre_tcl}\n"))
     return Invocation(files, (cmd,))
@@ -124,6 +124,18 @@ def no_combined_operators() -> list[str]:
            for op in COMBINED_FP_OPERATORS]
 
 
+def interface_settings(plan: Plan) -> list[str]:
+    """Tcl for a register kernel's control registers (UG1399 config_interface, "Using the
+    Mailbox"; AMD's mailbox_auto_restart_xrt passes the same in its runPre.tcl): both
+    mailboxes and the auto-restart counter, at 0x14, 0x18 and 0x10 as fpgakern's RTL and
+    kernel.xml place them (fpgakern.interface). Nothing for the other kinds."""
+    if not plan.kernel.auto_restart:
+        return []
+    return ["# A register kernel: the mailboxes and the auto-restart counter.",
+            "config_interface -s_axilite_mailbox both",
+            "config_interface -s_axilite_auto_restart_counter 1"]
+
+
 def hls_script(plan: Plan, kernel_cpp: Path, testbench_cpp: Path, *, part: str,
                clock_mhz: int, csim_argv: list[str], cosim_argv: list[str],
                cosim: bool = True, csim_judge: str = "the case files' reference",
@@ -149,6 +161,7 @@ def hls_script(plan: Plan, kernel_cpp: Path, testbench_cpp: Path, *, part: str,
         f"set_part {_tcl_word(part)}",
         f"create_clock -period {1000 / clock_mhz:.3f} -name default",  # ns
         *no_combined_operators(),
+        *interface_settings(plan),
         f"# C simulation judged against {csim_judge}.",
         f"csim_design -argv {_tcl_word(' '.join(csim_argv))}",
         "csynth_design",

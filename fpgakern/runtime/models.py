@@ -100,8 +100,12 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
                          "write": arg.direction == "out"})
     size_names = plan.kernel.size_args
     scalar_type = DTYPES[plan.dtype.scalar_dtype].ctype  # complex64's scalars: float
+    # A register kernel's results are scalars the kernel writes (int&): locals it is given,
+    # copied into the CU's result copy after the call (fkemu_sw_model.hpp).
     scalars = [{"name": a.name, "ctype": scalar_type, "offset": a.offset}
-               for a in iface.scalars if a.name not in size_names]
+               for a in iface.scalars if a.name not in size_names and a.direction != "out"]
+    results = [{"name": a.name, "ctype": scalar_type, "offset": a.offset}
+               for a in iface.scalars if a.direction == "out"]
     sizes = [{"name": name, "offset": iface.arg(name).offset} for name in size_names]
     # The kernel's C argument order (interface()): a stream argument is the CU's FIFO of
     # that port (fkemu_sw_model.hpp), the others the values read above.
@@ -110,8 +114,8 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
         "top": plan.top, "qualname": plan.kernel.qualname, "rung": plan.rung.index,
         "dtype": plan.dtype.name, "kernel_file": kernel_file, "lanes": plan.arch.lanes,
         "word_bytes": word_bytes, "sizes": sizes,
-        "pointers": pointers, "scalars": scalars, "call_args": call_args,
-        "free_running": plan.kernel.free_running,
+        "pointers": pointers, "scalars": scalars, "results": results, "call_args": call_args,
+        "free_running": plan.kernel.free_running, "mailbox": iface.mailbox,
         "stream_inputs": [a.name for a in iface.streams if a.direction == "in"],
         "stream_outputs": [a.name for a in iface.streams if a.direction == "out"],
     }

@@ -156,6 +156,8 @@ def from_xclbin(path: Path, library: Library, build_root: Path | None = None) ->
         cu_names = tuple(name for name, _ in k.instances) or (f"{k.desc.name}_1",)
         candidates = [r for r in _rungs_with_ports(widths, bundles, len(cu_names))
                       if builds(kernel, r)]
+        if not candidates and kernel.auto_restart:  # no memory port to tell: rung 0 only
+            candidates = sorted(kernel.rungs, reverse=True)
         if not candidates:
             program.notes.append(f"{k.desc.name}: its interface matches no rung of "
                                  f"{qualname}; ignored")

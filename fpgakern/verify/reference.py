@@ -181,7 +181,7 @@ def _row_reduce(op: str, values: np.ndarray) -> np.ndarray:
 
 
 def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
-              scalars: Mapping[str, float | int], *, wide: bool,
+              scalars: Mapping[str, float | int | np.ndarray], *, wide: bool,
               offsets: Mapping[int, int] | None = None, apply: Apply = ieee) -> np.ndarray:
     """Evaluate ``node`` on arrays that broadcast together. ``wide``: in float64 (each op's
     reference on float64 operands; fma as one float64 multiply-add), else in the dtypes
@@ -215,7 +215,8 @@ def _evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
 
 
 def evaluate(node: expr.Node, env: Mapping[str, np.ndarray],
-             scalars: Mapping[str, float | int]) -> np.ndarray:
+             scalars: Mapping[str, float | int | np.ndarray], apply: Apply = ieee) -> np.ndarray:
     """Evaluate ``node`` in its graph's dtypes on arrays that broadcast together (a
-    contraction's epilogue over ``acc`` and its indexed inputs, fpgakern.verify.matmul)."""
-    return _evaluate(node, env, scalars, wide=False)
+    contraction's epilogue over ``acc`` and its indexed inputs, fpgakern.verify.matmul; a
+    register kernel's results over arrays of its scalars)."""
+    return _evaluate(node, env, scalars, wide=False, apply=apply)

@@ -20,6 +20,7 @@ from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
 from fpgakern.verify import compare, reference, stimulus
 from fpgakern.verify.csim import TB_MATCH, CaseResult, CsimResult, compile_testbench, run_testbench
+from fpgakern.verify.reference import Apply, ieee
 
 RANDOM_CASES = 64
 
@@ -42,13 +43,28 @@ def cases(kernel: Kernel, dtype_name: str, seed: int = 0) -> dict[str, np.ndarra
             for name in names}
 
 
-def expected(kernel: Kernel, dtype_name: str, scalars: dict[str, np.ndarray]
-             ) -> dict[str, np.ndarray]:
-    """Each result of each case, as fpgakern's reference computes it."""
+def expected(kernel: Kernel, dtype_name: str, scalars: dict[str, np.ndarray],
+             apply: Apply = ieee) -> dict[str, np.ndarray]:
+    """Each result of each case, as fpgakern's reference computes it (``apply``: each op,
+    torch's by default; fpgakern.verify.flush's for Vitis-built hardware)."""
     count = len(next(iter(scalars.values())))
     numpy_type = DTYPES[dtype_name].numpy
-    return {name: np.broadcast_to(reference.evaluate(root, {}, scalars), (count,)).astype(numpy_type)
-            for name, root in kernel.result_graphs(dtype_name).items()}
+    return {name: np.broadcast_to(reference.evaluate(root, {}, scalars, apply), (count,))
+            .astype(numpy_type) for name, root in kernel.result_graphs(dtype_name).items()}
+
+
+def write_case(plan: Plan, path: Path, apply: Apply = ieee) -> dict[str, np.ndarray]:
+    """The testbench's case file (hls_templates/registers/testbench.cpp.j2): every case's
+    scalars, then their results as ``apply`` computes them; returns those results."""
+    kernel, dtype_name = plan.kernel, plan.dtype.name
+    scalars = cases(kernel, dtype_name)
+    want = expected(kernel, dtype_name, scalars, apply)
+    count = len(next(iter(scalars.values())))
+    words = [np.array([count], np.int32).view(np.uint32),
+             np.stack([scalars[s.name] for s in kernel.scalars], axis=1).view(np.uint32).ravel(),
+             np.stack([want[n] for n in kernel.outputs], axis=1).view(np.uint32).ravel()]
+    np.concatenate(words).tofile(path)
+    return want
 
 
 def judge(kernel: Kernel, dtype_name: str, want: dict[str, np.ndarray],
@@ -67,13 +83,8 @@ def csim(plan: Plan, sources: HlsSources, work_dir: Path) -> CsimResult:
         binary = compile_testbench(sources)
     except ToolError as err:
         return CsimResult(False, error=str(err))
-    scalars = cases(kernel, dtype_name)
-    want = expected(kernel, dtype_name, scalars)
-    count = len(next(iter(scalars.values())))
-    words = [np.array([count], np.int32).view(np.uint32)]
-    words += [np.stack([scalars[s.name] for s in kernel.scalars], axis=1).view(np.uint32).ravel()]
-    words += [np.stack([want[n] for n in kernel.outputs], axis=1).view(np.uint32).ravel()]
-    np.concatenate(words).tofile(work_dir / "case0.bin")
+    want = write_case(plan, work_dir / "case0.bin")
+    count = len(next(iter(want.values())))
     done, failure = run_testbench(binary, 1, work_dir)
     if failure is not None:
         return failure

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 
 from fpgakern.errors import UsageError
+from fpgakern.ladder import plan
 from fpgakern.link import ipxact, kernel_xml, xo
+from fpgakern.spec.library import Library
 
 SPIRIT = {"spirit": "http://www.spiritconsortium.org/XMLSchema/SPIRIT/1685-2009"}
 
@@ -119,3 +122,48 @@ def test_inconsistent_xo_is_reported(make_plan, fixture_sources, tmp_path):
             out.writestr(name, data)
     problems = xo.read_xo(buf.getvalue()).problems
     assert any("differs from kernel.xml" in p for p in problems)
+
+
+EXAMPLES = Path(__file__).parents[1] / "data" / "xrt_examples_project" / "kernel_specs"
+
+
+def test_a_register_kernel_declares_its_mailbox(fixture_sources, tmp_path):
+    """kernel.xml says mailbox="both" countedAutoRestart="1" (XRT allows xrt::mailbox on it
+    only then) and places the scalars and results from 0x1C, results typed int&;
+    component.xml lists the counter and mailbox registers; both survive a .xo round trip.
+    An ordinary kernel says neither."""
+    p = plan(Library(EXAMPLES).get("xrt_examples/mbox_autorestart"), 0, "int32")
+    hls, rtl = fixture_sources(p.top)
+    contents = xo.read_xo(xo.write_xo(p, tmp_path / "mbox.xo", hls, rtl))
+    desc = contents.kernel
+    assert (desc.mailbox, desc.counted_auto_restart) == ("both", 1)
+    assert [(a.name, a.offset, a.type) for a in desc.args] == [
+        ("in1", 0x1C, "int"), ("in2", 0x24, "int"), ("add", 0x2C, "int&"), ("mult", 0x34, "int&")]
+    element = ElementTree.fromstring(desc.to_xml()).find("kernel")
+    assert (element.get("mailbox"), element.get("countedAutoRestart")) == ("both", "1")
+    names = {r.name: r.offset for r in ipxact.registers(desc)}
+    assert (names["AUTO_RESTART_COUNTER"], names["MAILBOX_IN"], names["MAILBOX_OUT"]) == \
+        (0x10, 0x14, 0x18)
+    ordinary = ElementTree.fromstring(kernel_xml.from_plan(
+        plan(Library(EXAMPLES).get("xrt_examples/adder"), 4, "int32")).to_xml()).find("kernel")
+    assert ordinary.get("mailbox") is None and ordinary.get("countedAutoRestart") is None
+
+
+def test_a_register_kernels_hls_configuration_has_the_mailbox(tmp_path):
+    """fpgakern vitis's Tcl and v++ -c's pre-synthesis Tcl both turn on the mailboxes and
+    the counter for a register kernel, and only for it."""
+    from fpgakern.link import vitis
+
+    mbox = plan(Library(EXAMPLES).get("xrt_examples/mbox_autorestart"), 0, "int32")
+    adder = plan(Library(EXAMPLES).get("xrt_examples/adder"), 4, "int32")
+    lines = ["config_interface -s_axilite_mailbox both",
+             "config_interface -s_axilite_auto_restart_counter 1"]
+    for p, wanted in ((mbox, True), (adder, False)):
+        script = vitis.hls_script(p, tmp_path / "k.cpp", tmp_path / "tb.cpp", part="xcu55c",
+                                  clock_mhz=300, csim_argv=[], cosim_argv=[])
+        pre = dict(vitis.compile_invocation(p, [tmp_path / "k.cpp"], tmp_path / "k.xo",
+                                            platform="pfm").files)[tmp_path / f"{p.top}.hls_pre.tcl"]
+        for text in (script, pre):
+            assert all((line in text) == wanted for line in lines), text
+        if wanted:  # set before synthesis
+            assert script.index(lines[0]) < script.index("csynth_design")

@@ -1,11 +1,13 @@
 // sw_emu compute unit: the compiled HLS C++ kernel behind the HLS control register map.
 //
 // Included by the generated model source after the kernel itself; the source first
-// defines FKEMU_TOP_NAME, FKEMU_FREE_RUNNING and the names of the kernel's input and
-// output AXI4-Stream ports (fkemu_sw_stream_inputs, fkemu_sw_stream_outputs, each ended
-// by nullptr), and then defines fkemu_sw_ready(), whether the input streams hold what
-// one run reads, and fkemu_sw_invoke(), which reads the argument registers, translates
-// the pointer registers through the mapped buffers and calls the kernel.
+// defines FKEMU_TOP_NAME, FKEMU_FREE_RUNNING, FKEMU_MAILBOX, the names of the kernel's
+// input and output AXI4-Stream ports (fkemu_sw_stream_inputs, fkemu_sw_stream_outputs,
+// each ended by nullptr) and the register offsets of a register kernel's results
+// (fkemu_sw_results, ended by 0), and then defines fkemu_sw_ready(), whether the input
+// streams hold what one run reads, and fkemu_sw_invoke(), which reads the argument
+// registers, translates the pointer registers through the mapped buffers and calls the
+// kernel (a register kernel's: its input copy in, its results into the result copy).
 //
 // Writing ap_start runs the kernel to completion at once when its input streams hold the
 // n beats it reads (always, for a kernel without input streams: software emulation has
@@ -17,6 +19,26 @@
 // is given: fkemu_cu_stream_push writes into an input's, fkemu_cu_stream_pop reads from
 // an output's (unbounded FIFOs, as the csim model's). A free-running kernel (ap_ctrl_none)
 // has no registers: fkemu_cu_tick calls it once for every complete set of input beats.
+//
+// A register kernel (FKEMU_MAILBOX: control: auto_restart; the registers of
+// fpgakern/interface.py) follows the hardware's rules (docs/runtime.md, "Register
+// kernels"). Host writes of its scalars go to the software copy (regs). A run started by
+// ap_start takes the software copy into the kernel's input copy; an automatic restart
+// takes it only when the input mailbox was released (0x14 written with bit 0 set) since
+// the last take, and 0x14's busy bit reads 1 from that release until the taking run's
+// start. Writing 0x18 with bit 0 set requests the results: 0x18's busy bit reads 1 until
+// the end of the first run that starts after the request, which copies its results into
+// the result registers the host reads; the last run (auto_restart cleared by the host or
+// by the counter) writes them too. Bit 0 of either mailbox reads back the host's value.
+// Each automatic restart decrements a non-zero counter (0x10), and the one that brings it
+// to 0 clears auto_restart: that run is the last. 0 restarts for ever.
+// Software emulation has no clock, so the runs are stepped by the host: while the kernel
+// auto-restarts, every register access (fkemu_cu_read, fkemu_cu_write) and every
+// fkemu_cu_tick is preceded by exactly one run (the host's access comes after that run
+// has ended), and fkemu_cu_wait_interrupt runs it until the counter runs out (at most
+// max_cycles runs; a kernel restarting for ever is run once and the wait answers -1).
+// When auto_restart is cleared between runs, the run that just ended was the last: the
+// kernel goes idle with ap_done and its interrupt at once.
 #ifndef FKEMU_SW_MODEL_HPP
 #define FKEMU_SW_MODEL_HPP
 
@@ -44,6 +66,13 @@ struct fkemu_cu {
     bool idle = true;
     bool ready = false;
     bool pending = false;  // ap_start seen, waiting for the input streams' beats
+    // A register kernel's (the file's comment): its input copy and its last results (by
+    // register offset), and the state of its runs and mailboxes.
+    uint32_t taken[kRegs] = {};
+    uint32_t results[kRegs] = {};
+    bool restarting = false;  // auto-restarting: the next host access runs it once
+    bool in_busy = false;     // 0x14 bit 1: released inputs not yet taken
+    bool out_busy = false;    // 0x18 bit 1: requested results not yet delivered
     fkemu::Memory memory;
     std::string error;
     std::map<std::string, std::unique_ptr<fkemu_axis>> inputs, outputs;  // stream ports
@@ -73,8 +102,21 @@ struct fkemu_cu {
     }
     template <typename T>
     T scalar(uint32_t offset) const {
+        return fkemu_cu::bits_as<T>(reg(offset));
+    }
+    // A register kernel's scalar from its input copy, and a result into its result copy.
+    template <typename T>
+    T input(uint32_t offset) const {
+        return fkemu_cu::bits_as<T>(taken[(offset / 4) % kRegs]);
+    }
+    template <typename T>
+    void result(uint32_t offset, T value) {
+        static_assert(sizeof(T) == sizeof(uint32_t), "32-bit results only");
+        std::memcpy(&results[(offset / 4) % kRegs], &value, sizeof value);
+    }
+    template <typename T>
+    static T bits_as(uint32_t bits) {
         T value;
-        const uint32_t bits = reg(offset);
         static_assert(sizeof(T) == sizeof bits, "32-bit scalars only");
         std::memcpy(&value, &bits, sizeof value);
         return value;
@@ -114,13 +156,91 @@ static void fkemu_sw_call(fkemu_cu* cu) {
     }
 }
 
+// The end of a run that sets ap_done: done, ready, idle and their interrupt events.
+static void fkemu_sw_done(fkemu_cu* cu) {
+    cu->done = cu->ready = cu->idle = true;
+    cu->regs[3] |= cu->regs[2] & 0x3;  // ISR |= IER (done and ready events)
+}
+
 // A started run, once the input streams hold its beats: to completion, then done.
 static void fkemu_sw_try_run(fkemu_cu* cu) {
     if (!cu->pending || !fkemu_sw_ready(cu)) return;
     cu->pending = false;
     fkemu_sw_call(cu);
-    cu->done = cu->ready = cu->idle = true;
-    cu->regs[3] |= cu->regs[2] & 0x3;  // ISR |= IER (done and ready events)
+    fkemu_sw_done(cu);
+}
+
+// ---------------------------------------------------------------- register kernels
+// (FKEMU_MAILBOX; the rules are the file's comment)
+
+constexpr uint32_t kFkemuCounter = 0x10, kFkemuMailboxIn = 0x14, kFkemuMailboxOut = 0x18;
+
+// The result copy into the result registers the host reads.
+static void fkemu_mailbox_deliver(fkemu_cu* cu) {
+    for (const uint32_t* offset = fkemu_sw_results; *offset; ++offset) {
+        cu->regs[*offset / 4] = cu->results[*offset / 4];
+    }
+}
+
+// One run: the mailbox rules at its start, the kernel, the rules at its end.
+static void fkemu_mailbox_run(fkemu_cu* cu, bool host_started) {
+    if (host_started || cu->in_busy) {
+        std::memcpy(cu->taken, cu->regs, sizeof cu->taken);
+        cu->in_busy = false;
+    }
+    const bool deliver = cu->out_busy;  // requested before this run's start
+    fkemu_sw_call(cu);
+    if (deliver) {
+        fkemu_mailbox_deliver(cu);
+        cu->out_busy = false;
+    }
+}
+
+// The last run has ended: its results in the registers, then idle with ap_done.
+static void fkemu_mailbox_stopped(fkemu_cu* cu) {
+    cu->restarting = false;
+    fkemu_mailbox_deliver(cu);
+    fkemu_sw_done(cu);
+}
+
+// One automatic restart, when the kernel auto-restarts.
+static void fkemu_mailbox_restart(fkemu_cu* cu) {
+    if (!cu->restarting) return;
+    uint32_t& counter = cu->regs[kFkemuCounter / 4];
+    if (counter != 0 && --counter == 0) cu->regs[0] &= ~0x80u;  // the last run
+    fkemu_mailbox_run(cu, false);
+    if (!(cu->regs[0] & 0x80)) fkemu_mailbox_stopped(cu);
+}
+
+// A write of CTRL: ap_start starts a run (ignored while one is in flight); auto_restart
+// cleared between runs stops the kernel.
+static void fkemu_mailbox_control(fkemu_cu* cu, uint32_t value) {
+    cu->regs[0] = value & 0x80;
+    if (cu->restarting) {
+        if (!(value & 0x80)) fkemu_mailbox_stopped(cu);
+        return;
+    }
+    if (!(value & 0x1)) return;
+    cu->idle = false;
+    fkemu_mailbox_run(cu, true);
+    if (value & 0x80) {
+        cu->restarting = true;
+    } else {
+        fkemu_mailbox_stopped(cu);
+    }
+}
+
+// A write of the mailbox registers, and of the others (results are read-only).
+static void fkemu_mailbox_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
+    if (offset == kFkemuMailboxIn || offset == kFkemuMailboxOut) {
+        cu->regs[offset / 4] = value & 0x1;
+        if (value & 0x1) (offset == kFkemuMailboxIn ? cu->in_busy : cu->out_busy) = true;
+        return;
+    }
+    for (const uint32_t* result = fkemu_sw_results; *result; ++result) {
+        if (*result == offset) return;
+    }
+    cu->regs[offset / 4] = value;
 }
 
 extern "C" {
@@ -141,8 +261,17 @@ void fkemu_cu_unmap_all(fkemu_cu* cu) { cu->memory.clear(); }
 
 int fkemu_cu_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
     if (FKEMU_FREE_RUNNING || offset >= 0x1000 || offset % 4 != 0) return -1;
+    if (FKEMU_MAILBOX) fkemu_mailbox_restart(cu);
     if (offset == 0x0C) {  // ISR: toggle on write
         cu->regs[3] ^= value & 0x3;
+        return 0;
+    }
+    if (FKEMU_MAILBOX) {
+        if (offset == 0x00) {
+            fkemu_mailbox_control(cu, value);
+        } else {
+            fkemu_mailbox_write(cu, offset, value);
+        }
         return 0;
     }
     if (offset == 0x00) {
@@ -160,6 +289,14 @@ int fkemu_cu_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
 
 int fkemu_cu_read(fkemu_cu* cu, uint32_t offset, uint32_t* value) {
     if (FKEMU_FREE_RUNNING || offset >= 0x1000 || offset % 4 != 0) return -1;
+    if (FKEMU_MAILBOX) {
+        fkemu_mailbox_restart(cu);
+        if (offset == kFkemuMailboxIn || offset == kFkemuMailboxOut) {
+            const bool busy = offset == kFkemuMailboxIn ? cu->in_busy : cu->out_busy;
+            *value = (cu->regs[offset / 4] & 0x1) | (busy ? 0x2u : 0u);
+            return 0;
+        }
+    }
     if (offset == 0x00) {
         *value = (cu->done ? 0x2u : 0u) | (cu->idle ? 0x4u : 0u) | (cu->ready ? 0x8u : 0u) |
                  cu->regs[0];
@@ -171,13 +308,25 @@ int fkemu_cu_read(fkemu_cu* cu, uint32_t offset, uint32_t* value) {
 }
 
 int fkemu_cu_interrupt(fkemu_cu* cu) { return (cu->regs[1] & 1) && (cu->regs[3] & 3) ? 1 : 0; }
-int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t) {
+int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t max_cycles) {
+    if (FKEMU_MAILBOX) {  // one run per cycle until the counter runs out (the file's comment)
+        for (uint64_t run = 0; cu->restarting && run < max_cycles; ++run) {
+            const bool forever = cu->regs[kFkemuCounter / 4] == 0;
+            fkemu_mailbox_restart(cu);
+            if (forever) break;
+        }
+    }
     fkemu_sw_try_run(cu);
     return fkemu_cu_interrupt(cu) ? 0 : -1;
 }
 // What the streams allow: a started run whose beats are in; a free-running kernel once
-// per complete set of input beats (no clock: `cycles` does not matter).
+// per complete set of input beats (no clock: `cycles` does not matter). A register kernel
+// that auto-restarts: one run.
 void fkemu_cu_tick(fkemu_cu* cu, uint64_t) {
+    if (FKEMU_MAILBOX) {
+        fkemu_mailbox_restart(cu);
+        return;
+    }
     if (!FKEMU_FREE_RUNNING) {
         fkemu_sw_try_run(cu);
         return;

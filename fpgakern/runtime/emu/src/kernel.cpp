@@ -1,5 +1,5 @@
-// fpgakern's XRT emulation library: xrt::kernel and xrt::run (internal.h lists the
-// library's files).
+// fpgakern's XRT emulation library: xrt::kernel, xrt::run and xrt::mailbox (internal.h
+// lists the library's files).
 //
 // A kernel object takes the CUs its name selects ("k" or "k:{cu1,cu2}"); a run keeps
 // those whose connections fit the buffers it is given (XRT's CU selection). Runs are
@@ -18,20 +18,42 @@
 // chain stalled"). Stream arguments take no register: set_arg on one is ignored (XRT
 // copies its 0 bytes), an xrt::bo for one and group_id of one are refused (XRT has no
 // memory for them).
+//
+// Auto-restart and the mailbox (a register kernel: kernel.xml's mailbox="both",
+// countedAutoRestart="1"; fpgakern/interface.py's register map). The run of such a kernel
+// is its mailbox, as in XRT (xrt_kernel.cpp's mailbox_impl is a run_impl): it must span
+// one CU ("Only one compute unit allowed with mailbox", when the run is made), and its
+// set_arg writes the argument register at once, through the input mailbox (acquired: 0x14
+// polled until not busy, then its bit 0 cleared); start() releases the input mailbox
+// (0x14 bit 0 set) and writes ap_start. start(autostart{n}) first writes n to the counter
+// (0x10; 0 restarts for ever) and adds CTRL's auto_restart bit; a result argument ("int&")
+// is never set by the host nor demanded. stop() clears auto_restart (CTRL written without
+// it): the kernel ends its run in flight and goes idle with ap_done, which stop() waits
+// for and acknowledges as wait() does, leaving the run completed. XRT's stop() writes 0 to
+// the counter instead, and its autostart{0} writes 0xFFFFFFFF: fpgakern's register kernels
+// count 0 as for ever (the RTL and the sw_emu model follow docs/runtime.md's rules).
+//
+// Every mailbox poll is bounded (kMailboxPolls register reads; XRT polls for ever): a
+// kernel that no longer runs never clears a busy mailbox, and the poll fails saying which
+// one stayed busy. wait() on a run restarting for ever (autostart{0}) without a timeout is
+// refused for the same reason: it could only return after stop().
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "bo.h"
 #include "device.h"
 #include "internal.h"
+#include "xrt/experimental/xrt_mailbox.h"
 #include "xrt/xrt_kernel.h"
 
 using namespace fkemu;
@@ -40,6 +62,10 @@ namespace {
 
 // hw_emu cycles a stream chain may go without moving a beat before it counts as stalled.
 constexpr uint64_t kChainPatienceCycles = 100'000;
+// Reads of a busy mailbox register before the poll gives up. A running kernel clears it
+// within one run: on sw_emu the next register access runs it; on hw_emu every access
+// advances the clock (a register kernel's run is a few cycles). A stopped one never does.
+constexpr unsigned kMailboxPolls = 100'000;
 
 uint32_t scalar_bits(const std::vector<uint8_t>& value) {
     uint32_t bits = 0;
@@ -122,7 +148,14 @@ class run_impl {
   public:
     explicit run_impl(std::shared_ptr<kernel_impl> kernel)
         : kernel_(std::move(kernel)), cus_(kernel_->cus_), values_(kernel_->info_->args.size()),
-          buffers_(kernel_->info_->args.size()) {}
+          buffers_(kernel_->info_->args.size()), mailbox_(kernel_->info_->has_mailbox()) {
+        if (mailbox_ && cus_.size() > 1) {
+            fail("Only one compute unit allowed with mailbox (" + kernel_->kernel_name_ + " has " +
+                 std::to_string(cus_.size()) + " CUs: open one, as " + kernel_->kernel_name_ +
+                 ":{" + kernel_->device_->cus()[cus_.front()].name + "})");
+        }
+        cu_ = cus_.front();
+    }
 
     void set(int index, const void* value, size_t bytes) {
         const ArgInfo& a = kernel_->arg(index);
@@ -135,6 +168,13 @@ class run_impl {
                                  std::to_string(a.size) + " bytes, got " + std::to_string(bytes));
         auto& v = values_[static_cast<size_t>(index)];
         v.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + bytes);
+        // Through the mailbox at once, as XRT's mailbox argument setter writes it (a result
+        // is the kernel's to write).
+        if (mailbox_ && !a.result()) {
+            acquire(kMailboxIn, acquired_in_);
+            ComputeUnit& cu = mailbox_cu();
+            cu.model->write(cu.cu, a.offset, scalar_bits(v));
+        }
     }
 
     // XRT's rule (xrt_kernel.cpp, run_impl::validate_bo_at_index): keep the CUs whose
@@ -176,8 +216,10 @@ class run_impl {
         buffers_[static_cast<size_t>(index)] = handle;
     }
 
-    void start(const std::shared_ptr<run_impl>& self) {
+    // `iterations`: start(autostart{*iterations}), else an ordinary start().
+    void start(const std::shared_ptr<run_impl>& self, const unsigned* iterations = nullptr) {
         if (state_ == ERT_CMD_STATE_RUNNING) fail("bad command state, can't launch");
+        if (iterations) check_auto_restart("No auto-restart counters found for kernel");
         auto& cus = kernel_->device_->cus();
         // An idle CU of those the buffers fit; when all are busy, finish the oldest run
         // first (XRT would queue the run; the result is the same).
@@ -190,7 +232,14 @@ class run_impl {
                 break;
             }
         }
-        if (!idle) cus[chosen].busy->finish(0);
+        if (!idle) {
+            if (cus[chosen].busy->forever_) {
+                fail(kernel_->kernel_name_ + ": " + cus[chosen].name + " is running a run "
+                     "that restarts for ever (xrt::autostart{0}): stop it (run.stop()) "
+                     "before starting another run on it");
+            }
+            cus[chosen].busy->finish(0);
+        }
         ComputeUnit& cu = cus[chosen];
         Model& m = *cu.model;
         m.unmap_all(cu.cu);
@@ -211,18 +260,145 @@ class run_impl {
                 const uint64_t address = b->address();
                 m.write(cu.cu, a.offset, static_cast<uint32_t>(address));
                 m.write(cu.cu, a.offset + 4, static_cast<uint32_t>(address >> 32));
-            } else {
+            } else if (!a.result()) {  // a result is the kernel's: never set, not written
                 if (values_[i].empty()) fail(info.name + ": scalar argument " + a.name +
                                              " was not set");
-                m.write(cu.cu, a.offset, scalar_bits(values_[i]));
+                // A mailbox run wrote it when it was set.
+                if (!mailbox_) m.write(cu.cu, a.offset, scalar_bits(values_[i]));
             }
         }
         cu_ = chosen;
+        if (iterations) {  // XRT writes it through the mailbox as well
+            if (mailbox_) acquire(kMailboxIn, acquired_in_);
+            m.write(cu.cu, kRestartCounter, *iterations);
+        }
+        if (mailbox_) mailbox_write();  // XRT's mailbox start(): the inputs are released
         started_at_ = m.cycles(cu.cu);
         state_ = ERT_CMD_STATE_RUNNING;
+        auto_restart_ = iterations != nullptr;
+        forever_ = iterations && *iterations == 0;
         cu.busy = self;
-        m.write(cu.cu, kCtrl, kApStart);
+        m.write(cu.cu, kCtrl, kApStart | (iterations ? kAutoRestart : 0));
         check(cu);
+    }
+
+    // XRT's refusals of auto-restart (run_impl::start(autostart) and stop()).
+    void check_auto_restart(const char* without_counters) const {
+        if (cus_.size() > 1) {
+            fail("Only one compute unit allowed with auto restart (" + kernel_->kernel_name_ +
+                 " has " + std::to_string(cus_.size()) + " CUs in this run)");
+        }
+        if (!kernel_->info_->counted_auto_restart) {
+            fail(std::string(without_counters) + " " + kernel_->kernel_name_ + " (kernel.xml "
+                 "has no countedAutoRestart=\"1\": only a register kernel, control: "
+                 "auto_restart, auto-restarts)");
+        }
+    }
+
+    // The file's comment: clear auto_restart, wait for the run in flight, acknowledge it.
+    void stop() {
+        check_auto_restart("Support for auto restart counters have not been implemented for");
+        if (state_ != ERT_CMD_STATE_RUNNING) return;  // nothing in flight: as wait()
+        ComputeUnit& cu = kernel_->device_->cus()[cu_];
+        if (auto_restart_) {
+            auto_restart_ = forever_ = false;
+            cu.model->write(cu.cu, kCtrl, 0);  // ap_start and auto_restart low
+        }
+        finish(0);
+    }
+
+    // ------------------------------------------------------------------ the mailbox
+
+    ComputeUnit& mailbox_cu() { return kernel_->device_->cus()[cus_.front()]; }
+    uint32_t read_register(uint32_t offset) {
+        ComputeUnit& cu = mailbox_cu();
+        uint32_t value = 0;
+        if (cu.model->read(cu.cu, offset, &value) != 0) {
+            fail(kernel_->kernel_name_ + ": no answer reading register " + hex(offset));
+        }
+        return value;
+    }
+    void write_register(uint32_t offset, uint32_t value) {
+        ComputeUnit& cu = mailbox_cu();
+        if (cu.model->write(cu.cu, offset, value) != 0) {
+            fail(kernel_->kernel_name_ + ": no answer writing register " + hex(offset));
+        }
+    }
+    static std::string hex(uint32_t offset) {
+        char text[16];
+        std::snprintf(text, sizeof text, "0x%02X", offset);
+        return text;
+    }
+    static const char* mailbox_name(uint32_t offset) {
+        return offset == kMailboxIn ? "input" : "output";
+    }
+
+    // XRT's mailbox_wait: poll until not busy (bounded, the file's comment), then acquire
+    // the mailbox (bit 0 cleared) unless this run holds it already.
+    void acquire(uint32_t offset, bool& acquired) {
+        bool busy = true;
+        for (unsigned poll = 0; busy && poll < kMailboxPolls; ++poll) {
+            busy = (read_register(offset) & kMailboxBusy) != 0;
+        }
+        if (busy) {
+            const bool in = offset == kMailboxIn;
+            fail(kernel_->kernel_name_ + ":" + mailbox_cu().name + ": the " +
+                 mailbox_name(offset) + " mailbox (" + hex(offset) + ") is still busy after " +
+                 std::to_string(kMailboxPolls) + " polls: no run of the kernel has " +
+                 (in ? "started since the inputs were written (mailbox.write())"
+                     : "ended since the results were requested (mailbox.read())") +
+                 ". Is it still running? A stopped kernel (run.stop(), or its auto-restart "
+                 "counter run out) or one never started with xrt::autostart does not " +
+                 (in ? "take new inputs" : "deliver results"));
+        }
+        if (acquired) return;
+        write_register(offset, read_register(offset) & ~kMailboxRequest);
+        acquired = true;
+    }
+
+    // XRT's mailbox_idle_or_error, then the release (bit 0 set).
+    void release(uint32_t offset, const char* operation) {
+        if (read_register(offset) & kMailboxBusy) {
+            throw std::system_error(EBUSY, std::generic_category(),
+                                    std::string("fpgakern emulation: Mailbox is busy, Unable "
+                                                "to do mailbox ") + operation);
+        }
+        write_register(offset, read_register(offset) | kMailboxRequest);
+    }
+
+    void mailbox_write() {
+        if (kernel_->info_->mailbox == "out") fail("Mailbox is read-only");
+        release(kMailboxIn, "write");
+        acquired_in_ = false;
+    }
+    void mailbox_read() {
+        if (kernel_->info_->mailbox == "in") fail("Mailbox is write-only");
+        release(kMailboxOut, "read");
+        acquired_out_ = false;
+    }
+
+    // The argument's register(s) once the output mailbox is idle, kept in the run's copy
+    // of the value (valid until the next get_arg of it, as XRT's is until the next read).
+    std::pair<const void*, size_t> mailbox_get(int index) {
+        const ArgInfo& a = kernel_->arg(index);
+        if (a.qualifier != 0) fail(kernel_->kernel_name_ + ": argument " + a.name +
+                                   " is not a scalar: the mailbox holds scalars only");
+        acquire(kMailboxOut, acquired_out_);
+        auto& v = values_[static_cast<size_t>(index)];
+        v.assign((a.size + 3) / 4 * 4, 0);
+        for (uint32_t word = 0; word * 4 < a.size; ++word) {
+            const uint32_t bits = read_register(a.offset + 4 * word);
+            std::memcpy(v.data() + 4 * word, &bits, sizeof bits);
+        }
+        v.resize(a.size);
+        return {v.data(), v.size()};
+    }
+
+    int arg_index(const std::string& name) const {
+        for (const ArgInfo& a : kernel_->info_->args) {
+            if (a.name == name) return a.id;
+        }
+        fail("No such kernel argument '" + name + "' (" + kernel_->kernel_name_ + ")");
     }
 
     // Advance the CU until this run's interrupt, then acknowledge it like XRT does.
@@ -230,6 +406,11 @@ class run_impl {
     // still running (XRT's wait(timeout) answers ERT_CMD_STATE_TIMEOUT then).
     bool finish(int64_t timeout_ms) {
         if (state_ != ERT_CMD_STATE_RUNNING) return true;
+        if (forever_ && timeout_ms <= 0) {
+            fail(kernel_->kernel_name_ + ": run.wait() on a run started with "
+                 "xrt::autostart{0}, which restarts for ever, would never return: end it "
+                 "with run.stop() (or give wait a timeout)");
+        }
         auto& cus = kernel_->device_->cus();
         ComputeUnit& cu = cus[cu_];
         if (cu.chain >= 0) {
@@ -284,6 +465,7 @@ class run_impl {
     void acknowledge(ComputeUnit& cu) {
         Model& m = *cu.model;
         cu.busy.reset();
+        auto_restart_ = forever_ = false;
         const uint64_t cycles = m.cycles(cu.cu) - started_at_;
         uint32_t ctrl = 0;
         m.read(cu.cu, kCtrl, &ctrl);
@@ -371,6 +553,16 @@ class run_impl {
     size_t cu_ = 0;
     uint64_t started_at_ = 0;
     ert_cmd_state state_ = ERT_CMD_STATE_NEW;
+    const bool mailbox_;  // the kernel has the HLS mailbox: this run is its mailbox
+    bool auto_restart_ = false;  // started with xrt::autostart, not stopped yet
+    bool forever_ = false;       // ... with autostart{0}
+    bool acquired_in_ = false, acquired_out_ = false;  // XRT's m_aquire_write, m_aquire_read
+};
+
+class mailbox_impl {
+  public:
+    explicit mailbox_impl(std::shared_ptr<run_impl> run) : run_(std::move(run)) {}
+    std::shared_ptr<run_impl> run_;
 };
 
 kernel::kernel(const xrt::device& device, const xrt::uuid& xclbin_id, const std::string& name,
@@ -401,6 +593,16 @@ void run::start() {
     handle_->start(handle_);
 }
 
+void run::start(const autostart& iterations) {
+    ApiLock lock(api_mutex());
+    handle_->start(handle_, &iterations.iterations);
+}
+
+void run::stop() {
+    ApiLock lock(api_mutex());
+    handle_->stop();
+}
+
 ert_cmd_state run::wait(const std::chrono::milliseconds& timeout) const {
     ApiLock lock(api_mutex());
     // As XRT: a zero timeout waits for completion; otherwise ERT_CMD_STATE_TIMEOUT when
@@ -421,6 +623,51 @@ void run::set_arg_at_index(int index, const void* value, size_t bytes) {
 void run::set_arg_at_index(int index, const xrt::bo& boh) {
     ApiLock lock(api_mutex());
     handle_->set(index, boh);
+}
+
+}  // namespace xrt
+
+namespace xrt {
+
+mailbox::mailbox(const run& r) {
+    ApiLock lock(api_mutex());
+    if (!r) fail("Mailbox not supported by this run object (an empty xrt::run)");
+    const auto& impl = r.get_handle();
+    if (!impl->mailbox_) {
+        fail("Mailbox not supported by this run object (" + impl->kernel_->kernel_name_ +
+             " has no mailbox: kernel.xml's mailbox is none; a register kernel, control: "
+             "auto_restart, has one)");
+    }
+    handle_ = std::make_shared<mailbox_impl>(impl);
+}
+
+void mailbox::read() {
+    ApiLock lock(api_mutex());
+    handle_->run_->mailbox_read();
+}
+
+void mailbox::write() {
+    ApiLock lock(api_mutex());
+    handle_->run_->mailbox_write();
+}
+
+std::pair<const void*, size_t> mailbox::get_arg(int index) const {
+    ApiLock lock(api_mutex());
+    return handle_->run_->mailbox_get(index);
+}
+
+int mailbox::get_arg_index(const std::string& argnm) const {
+    return handle_->run_->arg_index(argnm);
+}
+
+void mailbox::set_arg_at_index(int index, const void* value, size_t bytes) {
+    ApiLock lock(api_mutex());
+    handle_->run_->set(index, value, bytes);
+}
+
+void mailbox::set_arg_at_index(int index, const xrt::bo& boh) {
+    ApiLock lock(api_mutex());
+    handle_->run_->set(index, boh);
 }
 
 }  // namespace xrt
