@@ -25,7 +25,7 @@ from fpgakern.orchestrate.task import BLOCKED, CACHED, FAILED, SKIPPED, BuildRes
 from fpgakern.report.record import BuildReport, recorder
 from fpgakern.runtime.device import Device
 from fpgakern.runtime.program import MANIFEST, Program, from_build_tree
-from fpgakern.spec import schema, yamlpos
+from fpgakern.spec import schema, validate, yamlpos
 from fpgakern.spec.library import Library
 from fpgakern.util.files import write_text_atomic
 
@@ -62,7 +62,7 @@ class Built:
 
 
 class Validator:
-    """Checks a candidate spec the way a user's spec is loaded (schema.validate), in a
+    """Checks a candidate spec the way a user's spec is loaded (spec.validate), in a
     scratch folder (the file name must be the kernel's); for a target that runs the RTL
     (hw_emu, hw), also that the RTL backend builds it at ``rung``, so that no kernel is
     planned that would only fail to build."""
@@ -82,7 +82,7 @@ class Validator:
         path = (folder or self.folder) / f"{spec.name}.yaml"
         if folder is None:
             path.write_text(spec.text)
-        return schema.validate(yamlpos.load(path), CATEGORY, self.defaults,
+        return validate.validate(yamlpos.load(path), CATEGORY, self.defaults,
                                self.category_doc)
 
     def __call__(self, spec: FusedSpec) -> str | None:

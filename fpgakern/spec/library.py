@@ -20,7 +20,7 @@ from pathlib import Path
 from fpgakern import paths
 from fpgakern.errors import UsageError, display_path
 from fpgakern.ir.kernel import Kernel
-from fpgakern.spec import schema, yamlpos
+from fpgakern.spec import schema, validate, yamlpos
 
 CATEGORY_FILE = "_category.yaml"
 PROJECT, BUNDLED = "project", "bundled"  # where a category comes from
@@ -192,7 +192,7 @@ def _load_category(folder: Path, origin: str = PROJECT) -> Category:
         category_doc = yamlpos.load(folder / CATEGORY_FILE)
         text, defaults = schema.load_category(category_doc)
     kernels = tuple(
-        schema.validate(yamlpos.load(path), folder.name, defaults, category_doc)
+        validate.validate(yamlpos.load(path), folder.name, defaults, category_doc)
         for path in _entries(folder)
         if path.suffix == ".yaml" and path.name != CATEGORY_FILE
     )

@@ -198,7 +198,7 @@ def _one_line(doc: Located, key: str, value: Any, limit: int = MAX_DOC_CHARS) ->
     return text
 
 
-def _check_keys(doc: Located, data: dict[str, Any], known: dict[str, Field] | set[str]) -> None:
+def check_keys(doc: Located, data: dict[str, Any], known: dict[str, Field] | set[str]) -> None:
     for key in data:
         if key not in known:
             close = difflib.get_close_matches(key, list(known), n=1)
@@ -211,7 +211,7 @@ def load_category(doc: Located) -> tuple[str, dict[str, Any]]:
     data = doc.value
     if not isinstance(data, dict):
         raise SpecError(doc.file, 1, None, "a category file must be a mapping")
-    _check_keys(doc, data, CATEGORY_KEYS)
+    check_keys(doc, data, CATEGORY_KEYS)
     text = _one_line(doc, "doc", data.get("doc", doc.file.parent.name))
     defaults = data.get("defaults")
     defaults = {} if defaults is None else defaults
@@ -235,16 +235,9 @@ def validate(
     data = doc.value
     if not isinstance(data, dict):
         raise SpecError(doc.file, 1, None, "a kernel spec must be a mapping of keys")
-    _check_keys(doc, data, FIELDS)
-    _check_category(doc, category)
+    check_keys(doc, data, FIELDS)
+    check_category(doc, category)
     merged = {**(defaults or {}), **data}
-    if data.get("control") == "auto_restart":
-        from fpgakern.spec.registers import registers_kernel  # it builds on this module
-
-        for key in ("kernel", "doc", "outputs", "dtypes"):
-            if key not in merged:
-                raise SpecError(doc.file, 1, key, "missing required key")
-        return registers_kernel(doc, category, merged, source_of(doc, data, category_doc))
     for f in FIELDS.values():
         if f.required and f.name not in merged:
             raise SpecError(doc.file, 1, f.name, "missing required key")
@@ -599,7 +592,7 @@ def _expression(doc: Located, value: Any) -> str:
     return str(value)
 
 
-def _check_category(doc: Located, category: str) -> None:
+def check_category(doc: Located, category: str) -> None:
     """The folder name is a C++ namespace and a folder of build/: a plain, unused name."""
     if not IDENTIFIER.fullmatch(category):
         raise SpecError(doc.file, None, None, f"category folder {shown(category)} is not a "

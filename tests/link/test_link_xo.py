@@ -161,8 +161,9 @@ def test_a_register_kernels_hls_configuration_has_the_mailbox(tmp_path):
     for p, wanted in ((mbox, True), (adder, False)):
         script = vitis.hls_script(p, tmp_path / "k.cpp", tmp_path / "tb.cpp", part="xcu55c",
                                   clock_mhz=300, csim_argv=[], cosim_argv=[])
-        pre = dict(vitis.compile_invocation(p, [tmp_path / "k.cpp"], tmp_path / "k.xo",
-                                            platform="pfm").files)[tmp_path / f"{p.top}.hls_pre.tcl"]
+        files = dict(vitis.compile_invocation(p, [tmp_path / "k.cpp"], tmp_path / "k.xo",
+                                              platform="pfm").files)
+        pre = files[tmp_path / f"{p.top}.hls_pre.tcl"]
         for text in (script, pre):
             assert all((line in text) == wanted for line in lines), text
         if wanted:  # set before synthesis

@@ -15,7 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fpgakern.backends.rtl import fft_sequential, fft_stream, reduce, registers, rows, sources, stream
+from fpgakern.backends.rtl import (
+    fft_sequential,
+    fft_stream,
+    reduce,
+    registers,
+    rows,
+    sources,
+    stream,
+)
 from fpgakern.backends.rtl.schedule import Datapath, NoRtlOperator, schedule, schedule_outputs
 from fpgakern.backends.rtl.top import Microarch, control_words, environment, port_column
 from fpgakern.backends.templates import file_header, write
