@@ -1,14 +1,15 @@
 """fpgakern's declared contraction order against torch's own CPU mm, both measured against
 the exact product (math.fsum of the exact float64 products), side by side.
 
-    python benchmarks/matmul_accuracy.py [--ks 1 16 256 1024 4096] [--size 16] [--seed 0]
+    python benchmarks/matmul_accuracy.py [--ks 1 16 256 1024 4096] [--size 32] [--seed 0]
 
 For each K: random standard-normal float32 (size, K) @ (K, size), every output's error in
 ulps of the correctly rounded result (float32 spacing at the exact value), the median and
 the max over the outputs; then the declared order's bound (gamma_K sum|a b|) as a
 fraction of the largest error seen, which must stay below 1 (docs/matrix.md). torch's
 mm goes to its BLAS (blocked, vectorised, possibly with FMA), whose order is its own;
-ours is sequential over k with each product and sum rounded.
+ours is 64 strided partial sums combined by a fixed pairwise tree, each product and sum
+rounded (fpgakern.ir.contraction.ACCUMULATION_ORDER).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def ulps(values: np.ndarray, exact: np.ndarray) -> np.ndarray:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ks", type=int, nargs="+", default=[1, 16, 256, 1024, 4096])
-    parser.add_argument("--size", type=int, default=16, help="M = N")
+    parser.add_argument("--size", type=int, default=32, help="M = N (M * N outputs per K)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)

@@ -17,11 +17,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# The one accumulation order of every contraction, in words (docs/matrix.md): every rung,
-# the C simulation and the reference (fpgakern.verify.matmul) compute exactly this.
-ACCUMULATION_ORDER = ("sequential over k ascending: acc = a[0]*b[0], then acc = acc + "
-                      "a[k]*b[k] for k = 1..K-1, each product and each sum rounded to the "
-                      "element type (no fused multiply-add); K = 0 gives +0")
+# The one accumulation order of every contraction (docs/matrix.md): every rung, the C
+# simulation and the reference (fpgakern.verify.matmul) compute exactly this. PARTIALS
+# strided partial sums, each sequential: partial q holds the products of k = q, q + P,
+# q + 2P, ... in ascending k (its first product itself, then acc = acc + a[k]*b[k]); then
+# the min(K, P) partials are combined by a fixed pairwise tree, level by level: (0, 1),
+# (2, 3), ... with an odd last passed up unchanged. Each product and each sum is rounded
+# to the element type (no fused multiply-add); K = 0 gives +0. The partials are also what
+# hides the adder's latency in hardware: consecutive k go to different partials, so no
+# sum waits for the one before (P >= any rung's adder latency).
+PARTIALS = 64
+ACCUMULATION_ORDER = (f"{PARTIALS} strided partial sums (partial q: the products of k = q, "
+                      f"q + {PARTIALS}, ... summed in ascending k), combined by a fixed "
+                      "pairwise tree ((0, 1), (2, 3), ..., an odd last passed up), each "
+                      "product and each sum rounded to the element type (no fused "
+                      "multiply-add); K = 0 gives +0")
+
+
+def tree_levels(count: int) -> int:
+    """Levels of the pairwise tree that combines ``count`` partials: ceil(log2(count))."""
+    return max(0, (count - 1).bit_length())
+
 
 _INDEX = re.compile(r"[a-z]+")
 MAX_INDICES = 4  # per tensor: a batch, a free and the summed index, and one to spare

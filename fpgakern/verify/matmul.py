@@ -1,11 +1,13 @@
 """The numpy reference of a contraction kernel, in its one declared accumulation order.
 
-fpgakern.ir.contraction.ACCUMULATION_ORDER: for each output, ``acc = a[0] * b[0]``, then
-``acc = acc + a[k] * b[k]`` for k = 1..K-1 in ascending order, every product and every
-sum rounded to the element type (float32: round to nearest even, no fused multiply-add;
-int32: wrapping, as torch's integer mm). K = 0 gives +0. Vectorised over the batch, m and
-n; a loop over k, so that the order is the loop's and never numpy's (``np.matmul`` and
-``np.dot`` go to BLAS, which blocks and reorders the sum).
+fpgakern.ir.contraction.ACCUMULATION_ORDER: for each output, PARTIALS (64) strided partial
+sums, partial q sequential over k = q, q + 64, ... (its first product, then
+``acc = acc + a[k] * b[k]``), then the min(K, 64) partials combined by a fixed pairwise
+tree, every product and every sum rounded to the element type (float32: round to nearest
+even, no fused multiply-add; int32: wrapping, as torch's integer mm). K = 0 gives +0.
+Vectorised over the batch, m and n; loops over k and the tree, so that the order is the
+loops' and never numpy's (``np.matmul`` and ``np.dot`` go to BLAS, which blocks and
+reorders the sum).
 
 :func:`exact` is the exact result (math.fsum of the exact float64 products, correctly
 rounded to float64) and :func:`error_bound` the bound the declared order keeps to it.
@@ -18,7 +20,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from fpgakern.ir.contraction import Contraction
+from fpgakern.ir.contraction import PARTIALS, Contraction, tree_levels
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import ACC, Kernel
 from fpgakern.verify import reference
@@ -52,11 +54,22 @@ def accumulate(a: np.ndarray, b: np.ndarray, dtype_name: str) -> np.ndarray:
     if k == 0:
         return np.zeros((batch, m, n), dtype=numpy)
     with np.errstate(all="ignore"):  # inf, NaN and int32 wrapping are the point
-        acc = a[:, :, 0, None] * b[:, None, 0, :]
-        for step in range(1, k):
-            product = a[:, :, step, None] * b[:, None, step, :]
-            acc = acc + product
-    return np.asarray(acc, dtype=numpy)
+        partials = []
+        for q in range(min(k, PARTIALS)):
+            acc = a[:, :, q, None] * b[:, None, q, :]
+            for step in range(q + PARTIALS, k, PARTIALS):
+                acc = acc + a[:, :, step, None] * b[:, None, step, :]
+            partials.append(acc)
+        return np.asarray(combine(partials), dtype=numpy)
+
+
+def combine(partials: list[np.ndarray]) -> np.ndarray:
+    """The declared tree over the partial sums: pairs (0, 1), (2, 3), ... added, an odd
+    last passed up unchanged, level by level until one is left."""
+    while len(partials) > 1:
+        pairs = [partials[i] + partials[i + 1] for i in range(0, len(partials) - 1, 2)]
+        partials = pairs + partials[len(pairs) * 2:]
+    return partials[0]
 
 
 def contract(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
@@ -100,13 +113,24 @@ def gamma(k: int) -> float:
     return k * UNIT_ROUNDOFF / (1 - k * UNIT_ROUNDOFF)
 
 
+def rounding_depth(k: int) -> int:
+    """How many rounded steps any product's error passes through in the declared order:
+    its own rounding, the sums of its partial after it (at most ceil(K/P) - 1) and the
+    tree's levels."""
+    if k == 0:
+        return 0
+    return -(-k // PARTIALS) + tree_levels(min(k, PARTIALS))
+
+
 def error_bound(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The declared order's bound on |ours - exact| for each output of finite (m, k) by
-    (k, n) float32 operands without overflow: gamma_K * sum_k |a b| + K * 2^-150. K
-    products and K - 1 sums each round once, and each result's error carries on through
-    every later sum (the classical bound for recursive summation of products); an
-    underflowing product also loses at most half a subnormal ulp."""
+    (k, n) float32 operands without overflow: gamma_d * sum_k |a b| + K * 2^-150, with d
+    the rounding depth (:func:`rounding_depth`: ceil(K/64) + ceil(log2 min(K, 64))). A
+    product rounds once and its error carries on through every later sum of its partial
+    and every level of the tree (the classical bound for summation, Higham 3.1, with the
+    depth of this order's summation tree); an underflowing product also loses at most half
+    a subnormal ulp (sums of subnormals are exact)."""
     k = a.shape[1]
     magnitude = np.abs(np.asarray(a, np.float64)) @ np.abs(np.asarray(b, np.float64))
-    # float64 BLAS's own rounding of the magnitude: a relative 2^-52 K, far below gamma_K.
-    return gamma(k) * magnitude * (1 + 2.0 ** -40) + k * UNDERFLOW
+    # float64 BLAS's own rounding of the magnitude: a relative 2^-52 K, far below gamma.
+    return gamma(rounding_depth(k)) * magnitude * (1 + 2.0 ** -40) + k * UNDERFLOW

@@ -13,7 +13,7 @@ from __future__ import annotations
 from fpgakern import paths
 from fpgakern.backends import templates
 from fpgakern.backends.hls.cexpr import expression
-from fpgakern.ir.contraction import Contraction
+from fpgakern.ir.contraction import PARTIALS, Contraction
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import ACC
 from fpgakern.ladder import Plan
@@ -82,7 +82,7 @@ def context(plan: Plan) -> dict[str, object]:
         "b_elem": f"{b}[{offset(contraction.b, contraction)}]",
         "out": out, "out_offset": offset(contraction.out, contraction),
         "epilogue": f"{ctype}({expression(kernel.graph(dtype.name), names)})",
-        "tm": TM, "tn": TN, "tk": TK, "pr": PR, "pc": PC,
+        "tm": TM, "tn": TN, "tk": TK, "pr": PR, "pc": PC, "partials": PARTIALS,
         "units": plan.placement.compute_units,
     }
 
