@@ -168,6 +168,42 @@ def test_port_placement():
     assert {shared.placement.bank_tag(0, p) for p in shared.arch.pointers} == {"HBM[0]"}
 
 
+# (kernel, its per-channel or per-column tables) of the library
+TABLE_KERNELS = [("nn_ops/batch_norm", ("running_mean", "running_var", "weight", "bias")),
+                 ("nn_ops/bias_add", ("bias",)), ("nn_ops/layer_norm", ("weight", "bias"))]
+
+
+@pytest.mark.parametrize(("name", "tables"), TABLE_KERNELS)
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4, 5])
+def test_tables_share_one_bundle(name, tables, rung):
+    """From rung 2 a shaped kernel's tables (read once per run, before the elements) share
+    one read bundle, as a Vitis user writes it; x and out keep their own: three AXI
+    masters a CU (batch_norm had six). The bundles are numbered in order, and all the
+    pointers of a bundle sit on its one bank, spreading or not."""
+    kernel = LIBRARY.get(name)
+    p = plan(kernel, rung, "float32")
+    arch = p.arch
+    assert arch.table_pointers == tables
+    assert all(arch.pointer_bytes(t) == 0 for t in tables)
+    if rung < 2:
+        assert arch.bundles == ("gmem",)
+        return
+    assert {arch.bundle(t) for t in tables} == {"gmem1"}
+    assert (arch.bundle("x"), arch.bundle("out")) == ("gmem0", "gmem2")
+    assert arch.bundles == ("gmem0", "gmem1", "gmem2") and p.placement.cost.masters == 3
+    for memory, per_port in (("u55c", False), ("u250", True), ("u250", False)):
+        placed = plan(kernel, rung, "float32", memory=_memory(memory), bank_per_port=per_port)
+        placement = placed.placement
+        for cu in range(placement.compute_units):
+            banks = {}
+            for pointer in placed.arch.pointers:
+                banks.setdefault(placed.arch.bundle(pointer), set()).add(
+                    placement.port_bank(cu, pointer))
+            assert all(len(b) == 1 for b in banks.values()), (memory, per_port, cu, banks)
+            if placement.spreads_ports:  # x and out apart; the tables on x's bank
+                assert banks["gmem1"] == banks["gmem0"] != banks["gmem2"]
+
+
 def test_rung5_is_built_on_request():
     """Rung 5 takes the card's memory: no spec builds it unasked, every kernel that
     builds rung 4 builds it by number, and a spec that stops below rung 4 does not."""

@@ -63,8 +63,9 @@ def test_batch_norm_lane_tables_cost_what_the_review_counted():
 
 def test_batch_norm_rung5_fits_u55c_with_fewer_cus_than_banks():
     """Sized by its banks alone (two data-moving ports on 32 pseudo-channels) it would be
-    16 CUs: about 2,900 BRAM36 and 96 AXI masters, which do not fit; the ladder takes the
-    most that fit."""
+    16 CUs: about 2,900 BRAM36 and 48 AXI masters (three a CU: x, out and the bundle its
+    four tables share), which do not fit; the ladder takes the most that fit: 6, bounded
+    by BRAM (with a bundle per table, 6 AXI masters a CU, the 32 AXI interfaces held 5)."""
     p = plan(LIBRARY.get("nn_ops/batch_norm"), 5, "float32",
              memory=platforms.load("u55c").memory_system())
     placement = p.placement
@@ -73,8 +74,11 @@ def test_batch_norm_rung5_fits_u55c_with_fewer_cus_than_banks():
     by_banks = placement._fit(16)[0]
     assert by_banks is not None and not by_banks.fits
     problems = " ".join(by_banks.problems)
-    assert "BRAM" in problems and "96 AXI masters" in problems
-    assert not placement._fit(placement.compute_units + 1)[0].fits  # the most that fit
+    assert "BRAM" in problems and "48 AXI masters" in problems
+    assert placement.compute_units == 6 and placement.cost.masters == 3
+    assert placement.fit.masters[0] == 18
+    over = placement._fit(placement.compute_units + 1)[0]
+    assert not over.fits and "AXI" not in " ".join(over.problems)  # the most that fit
 
 
 @pytest.mark.parametrize("name", ("u55c", "u250"))

@@ -4,6 +4,7 @@ ports and bundles, the accumulator's interleave, and what each port moves per el
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar, Literal
 
 from fpgakern.ir import expr, fft, shapes
@@ -156,11 +157,30 @@ class Microarchitecture:
         return tuple(p for p in (*self.kernel.inputs, *self.kernel.outputs)
                      if p in self.kernel.streams)
 
+    @property
+    def table_pointers(self) -> tuple[str, ...]:
+        """The pointers read once per run into on-chip tables: a shaped kernel's
+        per-channel (per-column) inputs (``Layout.channel_inputs``), in C order."""
+        layout = self.kernel.layout
+        if layout is None:
+            return ()
+        return tuple(p for p in self.pointers if p in layout.channel_inputs)
+
     def bundle(self, pointer: str) -> str:
-        """The m_axi bundle of a pointer: one shared ``gmem`` until rung 2 gives each its own."""
+        """The m_axi bundle of a pointer: one shared ``gmem`` until rung 2, then one each,
+        but for the tables (:attr:`table_pointers`), which share one read bundle: they are
+        read one after the other before the element loop, as a Vitis user writes it, so
+        one AXI master serves them all. Bundles are numbered in C order of their first
+        pointer (batch_norm: x on gmem0, its four tables on gmem1, out on gmem2)."""
         if not self.rung.dataflow:
             return "gmem"
-        return f"gmem{self.pointers.index(pointer)}"
+        return f"gmem{self._bundle_index[pointer]}"
+
+    @cached_property
+    def _bundle_index(self) -> dict[str, int]:
+        tables = self.table_pointers
+        groups = list(dict.fromkeys("" if p in tables else p for p in self.pointers))
+        return {p: groups.index("" if p in tables else p) for p in self.pointers}
 
     def cosim_depth(self, pointer: str) -> int:
         """depth= of a pointer's m_axi port: the words one kernel call may access for the
@@ -214,14 +234,14 @@ class Microarchitecture:
     def pointer_bytes(self, pointer: str) -> int:
         """Bytes one element of the kernel's work moves through ``pointer``: an input's
         element, an elementwise output's element; a reduction writes one word per call,
-        nothing per element."""
+        nothing per element, and a table (:attr:`table_pointers`) is read once per run."""
         if self.kernel.kind == "transform":
             return self.kernel.pointer_dtype(pointer, self.dtype.name).bytes
         if pointer in self.kernel.outputs:
             return 0 if self.kernel.is_reduction else \
                 self.kernel.output_dtype(self.dtype.name).bytes
-        if pointer not in self.element_inputs:
-            return 0  # a broadcast kernel's per-channel input: once per run, not per element
+        if pointer in self.table_pointers:
+            return 0  # a per-channel (per-column) input: once per run, not per element
         return self.dtype.bytes
 
     @property

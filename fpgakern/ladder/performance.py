@@ -65,15 +65,18 @@ class Performance:
 
     def table_cycles(self, channels: int) -> int:
         """Cycles a broadcast kernel's table load costs before its elements flow (0 for
-        other kinds): every channel once through the channel pipeline, one per cycle,
-        after (buffered rungs: each per-channel input burst in, a beat per cycle, in
-        sequence) or while (dataflow rungs: the reads run concurrently) its per-channel
-        inputs are read. Each compute unit loads its own tables, all at once."""
+        other kinds): its per-channel inputs share one bundle, so they are read one after
+        the other, a beat per cycle, and every channel goes once through the channel
+        pipeline, one per cycle: after the reads at the buffered rungs; at the dataflow
+        rungs while the last input is read (the others are read whole into buffers
+        first, ``channels / lanes`` beats each). Each compute unit loads its own tables."""
         layout = self.arch.kernel.layout
         if self.arch.kernel.kind != "broadcast" or layout is None:
             return 0
-        reads = 0 if self.arch.rung.dataflow else len(layout.channel_inputs)
-        return channels * (1 + reads)
+        tables = len(layout.channel_inputs)
+        if self.arch.rung.dataflow:
+            return channels + (tables - 1) * -(-channels // self.arch.lanes)
+        return channels * (1 + tables)
 
     def ideal_for(self, sizes: dict[str, int]) -> float | None:
         """The ideal rate of one call with these size arguments (Kernel.size_args): the

@@ -28,7 +28,8 @@ class Placement:
     banks, one CU per bank, no fabric to fit).
 
     Ports: before the dataflow rungs a CU has one port, on its bank (CU i on the i-th
-    default bank). From rung 2 each pointer has a port of its own; where the banks are
+    default bank). From rung 2 each pointer has a port of its own (but the tables, which
+    share one: ``Microarchitecture.bundle``); where the banks are
     pseudo-channels beside one SLR (HBM), or with ``bank_per_port``, each port that moves
     data takes a bank of its own; where each bank sits in an SLR of its own (DDR), all a
     CU's ports stay on its bank, so that no port crosses an SLR."""
@@ -53,18 +54,28 @@ class Placement:
             return False
         return self.bank_per_port or self.memory.shares_one_slr
 
+    @cached_property
+    def traffic_ports(self) -> tuple[str, ...]:
+        """The m_axi bundles (ports) that move data per element, in order: those of the
+        data-moving pointers (every bundle where none moves data). A bundle is one AXI
+        master, so all its pointers share its bank."""
+        arch = self.arch
+        traffic = arch.traffic_pointers or arch.pointers
+        return tuple(dict.fromkeys(arch.bundle(p) for p in traffic))
+
     def port_bank(self, cu: int, pointer: str) -> int:
         """The index in ``memory.banks`` of the bank ``pointer`` of compute unit ``cu``
         uses: CU i's bank for all its ports, or, spreading ports, the data-moving ports
         of all CUs on the banks in turn (CU c's k-th on bank c * ports + k), with the
-        ports that move no data per element (a reduction's result, a broadcast kernel's
-        per-channel tables) on their CU's first bank."""
+        ports that move no data per element (a reduction's result, a shaped kernel's
+        tables) on their CU's first bank. Pointers that share a bundle share its bank."""
         banks = len(self.memory.banks) if self.memory else 1 << 30
         if not self.spreads_ports:
             return cu % banks
-        traffic = self.arch.traffic_pointers or self.arch.pointers
-        index = traffic.index(pointer) if pointer in traffic else 0
-        return (cu * len(traffic) + index) % banks
+        ports = self.traffic_ports
+        bundle = self.arch.bundle(pointer)
+        index = ports.index(bundle) if bundle in ports else 0
+        return (cu * len(ports) + index) % banks
 
     def home_bank(self, cu: int) -> int:
         """The bank of CU ``cu``'s first port (of the CU itself without one: a kernel of
@@ -116,8 +127,8 @@ class Placement:
 
     def port_settings(self, pointer: str) -> tuple[tuple[str, int], ...]:
         """The m_axi settings the memory asks of a port that reads it (HBM: its latency
-        and outstanding reads, from the platform file): for an input with a bundle of its
-        own (from rung 2; before, one bundle also writes), none elsewhere."""
+        and outstanding reads, from the platform file): for an input on a bundle that only
+        reads (from rung 2; before, one bundle also writes), none elsewhere."""
         if (self.memory is None or not self.arch.rung.dataflow
                 or pointer not in self.arch.kernel.inputs):
             return ()
@@ -229,7 +240,7 @@ class Placement:
         masters each)."""
         memory = self.memory
         assert memory is not None, "a rung sized by its platform is placed on one"
-        ports = max(1, len(self.arch.traffic_pointers))
+        ports = max(1, len(self.traffic_ports))
         own = max(1, len(memory.banks) // ports) if memory.shares_one_slr or \
             self.bank_per_port else len(memory.banks)
         self._in_turn(MAX_SPREAD_CUS)  # every count below at once

@@ -118,9 +118,10 @@ def _kernel_for_top(library: Library, top: str) -> tuple[str, str] | None:
 
 def _rungs_with_ports(widths: set[int], bundles: set[str], cus: int = 1) -> list[int]:
     """The rungs whose kernels have m_axi ports of these data widths and bundle names (a
-    vector rung's width, else one shared bundle before dataflow or one per pointer), those
-    whose ``multi_cu`` flag matches the xclbin's ``cus`` first, each group highest first:
-    one 512-bit CU is rung 4, ten are rung 5; one one-word CU is rung 2, four are rung 3.
+    vector rung's width, else one shared bundle before dataflow or one per pointer, the
+    tables sharing one), those whose ``multi_cu`` flag matches the xclbin's ``cus`` first,
+    each group highest first: one 512-bit CU is rung 4, ten are rung 5; one one-word CU
+    is rung 2, four are rung 3.
     The xclbin does not say more, so a build tree decides between them."""
     vector = [r for r in reversed(RUNGS) if r.vector_bits in widths]
     if not vector:

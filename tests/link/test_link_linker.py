@@ -51,6 +51,26 @@ def test_sp_nk_and_slr_from_config(make_plan, u250):
     assert "nk=add_f32:2:left,right" in text and "sp=right.m_axi_gmem2:PLRAM[1]" in text
 
 
+def test_batch_norm_tables_share_one_port_and_bank(make_plan):
+    """batch_norm at rung 5 on u55c: kernel.xml has three masters, its four per-channel
+    tables on m_axi_gmem1; their sp= lines name one bank per CU (no conflict), x's, and
+    each CU's three ports take 18 of the 32 HBM AXI interfaces over 6 CUs."""
+    u55c = platforms.load("u55c")
+    p = make_plan("nn_ops/batch_norm", 5)
+    desc = kernel_xml.from_plan(p)
+    assert [m.name for m in desc.masters] == ["m_axi_gmem0", "m_axi_gmem1", "m_axi_gmem2"]
+    assert {a.name: a.port for a in desc.memory_args} == {
+        "x": "m_axi_gmem0", "running_mean": "m_axi_gmem1", "running_var": "m_axi_gmem1",
+        "weight": "m_axi_gmem1", "bias": "m_axi_gmem1", "out": "m_axi_gmem2"}
+    design = linker.link([linker.LinkInput(desc, origin="nn_ops/batch_norm", plan=p)], u55c)
+    assert len(design.cus) == 6
+    for cu in design.cus:
+        banks = {port: [b.tag for b in bs] for port, bs in cu.port_banks}
+        assert set(banks) == {"m_axi_gmem0", "m_axi_gmem1", "m_axi_gmem2"}
+        assert banks["m_axi_gmem1"] == banks["m_axi_gmem0"] != banks["m_axi_gmem2"]
+    assert sum(len(cu.port_banks) for cu in design.cus) == 18
+
+
 def test_bank_range_gives_one_connection_per_bank(make_plan):
     u55c = platforms.load("u55c")
     cfg = config.parse("[connectivity]\nsp=exp_f32_1.x:HBM[4:7]\n", "t.cfg")

@@ -58,16 +58,36 @@ def test_tables_per_lane_and_one_read_per_channel(library, rung):
     p = plan(library.get("nn_ops/batch_norm"), rung, "float32")
     top = render(p)[f"{p.top}.sv"]
     lanes = p.arch.lanes
-    # Per-channel inputs are read `channels` elements once (tbl_beats), x n elements.
-    for c in ("running_mean", "running_var", "weight", "bias"):
-        assert re.search(rf"u_read_{c} \(.*?\.beats\(tbl_beats\)", top, re.S)
+    # The per-channel inputs share gmem1: one engine reads each `channels` elements once
+    # (tbl_beats), in turn; x has its own engine on gmem0 for its n elements.
+    assert re.search(r"u_read_tables \(.*?\.beats\(tbl_beats\)", top, re.S)
     assert re.search(r"u_read_x \(.*?\.beats\(in_beats\)", top, re.S)
+    assert top.count("fk_axi_read #(") == 2 and top.count("fk_axi_write #(") == 1
+    assert re.findall(r"^\s*output logic\s*(?:\[[^]]*\])?\s*m_axi_(\w+?)_arvalid", top, re.M) \
+        == ["gmem0", "gmem1", "gmem2"]
+    for seg, c in enumerate(("running_mean", "running_var", "weight")):
+        assert f"{seg}: rd_tbl_base = ptr_{c};" in top
+        assert f"u_buf_{c} (" in top and f"rd_tbl_seg == 8'd{seg}), .waddr(tbl_fill)" in top
+    assert "default: rd_tbl_base = ptr_bias;" in top
+    assert "u_fifo_bias (" in top and ".in_valid(rd_tbl_valid && rd_tbl_seg == 8'd3)" in top
+    assert "fk_ram #(.WIDTH(DATA_W), .DEPTH(TBL_WORDS))" in top
+    assert f"localparam int TBL_WORDS = {4096 // lanes};" in top
     # One table per value, replicated per lane in g_table; the walk has the lanes.
     assert f"for (genvar lane = 0; lane < {lanes}; lane++) begin : g_table" in top
     assert top.count("fk_ram #(.WIDTH(32), .DEPTH(MAX_CHANNELS))") == 2
     assert f"fk_channel_walk #(.LANES({lanes})" in top
     assert "localparam int MAX_CHANNELS = 4096;" in top
     assert "assign issue = x_valid && tables_ready && sink_credit != '0;" in top
+
+
+def test_one_table_streams_without_buffers(library):
+    """bias_add's one per-channel input has its bundle to itself and no buffer: its beats
+    go from the FIFO straight into the channel pipeline."""
+    p = plan(library.get("nn_ops/bias_add"), 4, "float32")
+    top = render(p)[f"{p.top}.sv"]
+    assert "u_read_tables (" in top and "u_fifo_bias (" in top
+    assert "rd_tbl_seg" not in top and "TBL_WORDS" not in top
+    assert "assign tbl_valid = tbl_issue;" in top
 
 
 @pytest.mark.parametrize("rung", [0, 1])
@@ -94,7 +114,12 @@ def test_broadcast_ideal_counts_table_load_once(library):
     assert buffered.performance.table_cycles(64) == 64 * 5
     assert buffered.arch.pointer_bytes("running_var") == 0
     assert buffered.arch.pointer_bytes("x") == 4
+    # Rung 4: the four share a bundle; three are read whole first (4 beats each), the
+    # last while its channels go through the channel pipeline.
+    assert vectorized.performance.table_cycles(64) == 64 + 3 * 4
     assert vectorized.performance.ideal_for(sizes) == \
-        pytest.approx(sizes["n"] / (64 + sizes["n"] / 16))
+        pytest.approx(sizes["n"] / (64 + 3 * 4 + sizes["n"] / 16))
+    bias = plan(library.get("nn_ops/bias_add"), 2, "float32")
+    assert bias.performance.table_cycles(64) == 64  # one table, read as it goes through
     add = plan(library.get("binary_ops/add"), 4, "float32")
     assert add.performance.ideal_for({"n": 1000}) == 16

@@ -212,3 +212,25 @@ def test_microarch_numbers():
     assert arch.out_fifo_depth >= 2 * arch.max_write_burst + 4
     p0 = plan(kernel("binary_ops/add"), 0, "int32")
     assert gen.microarch(p0, 4).max_burst == 1 and gen.microarch(p0, 4).read_outstanding == 1
+
+
+@pytest.mark.parametrize("name", ["nn_ops/batch_norm", "nn_ops/bias_add", "nn_ops/layer_norm",
+                                  "binary_ops/add"])
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4, 5])
+def test_hls_and_rtl_have_the_interfaces_bundles(name, rung):
+    """The .xo carries both kernels behind one kernel.xml: the RTL top has one m_axi port
+    per bundle of the plan (a shaped kernel's tables share one from rung 2), the HLS
+    pragmas put each pointer on its bundle, and the interface lists the same masters."""
+    from fpgakern.backends.hls.generator import render_kernel
+
+    p = plan(kernel(name), rung, "float32")
+    iface = interface(p)
+    masters = [f"m_axi_{b}" for b in p.arch.bundles]
+    assert [m.name for m in iface.masters] == masters
+    assert {a.name: a.port for a in iface.pointers} == \
+        {x: f"m_axi_{p.arch.bundle(x)}" for x in p.arch.pointers}
+    top = gen.render(p)[f"{p.top}.sv"]
+    assert sorted({m for m in re.findall(r"\b(m_axi_\w+?)_arvalid\b", top)}) == sorted(masters)
+    pragmas = dict(re.findall(r"INTERFACE m_axi port=(\w+) offset=slave bundle=(\w+)",
+                              render_kernel(p)))
+    assert pragmas == {x: p.arch.bundle(x) for x in p.arch.pointers}

@@ -183,6 +183,34 @@ class Broadcast:
         return max(1, (self.max_channels - 1).bit_length())
 
 
+@dataclass(frozen=True)
+class TableReads:
+    """How a broadcast kernel's dataflow top reads its per-channel inputs
+    (_broadcast.sv.j2, ``read_tables``): one read engine on their shared bundle
+    (``Microarchitecture.bundle``) reads them whole, one after the other; ``staged`` into
+    buffers of a whole table (``words`` words of a beat), then ``last`` into a FIFO whose
+    beats drive the channel pipeline, which reads the buffers at the same channel."""
+
+    bundle: str
+    staged: tuple[str, ...]
+    last: str
+    words: int
+
+
+def table_reads_of(plan: Plan, bcast: Broadcast) -> TableReads:
+    """The table reads of a broadcast kernel at a dataflow rung: its per-channel inputs
+    must share one bundle with no other pointer, as ``Microarchitecture.bundle`` puts
+    them (the interface, kernel.xml and every model follow the same bundles)."""
+    arch = plan.arch
+    bundles = {arch.bundle(c) for c in bcast.channel_inputs}
+    others = {arch.bundle(p) for p in arch.pointers if p not in bcast.channel_inputs}
+    assert len(bundles) == 1 and not bundles & others, (plan.top, bundles, others)
+    words, rest = divmod(bcast.max_channels, arch.lanes)
+    assert rest == 0 and words & (words - 1) == 0, "a buffer of a power of two of words"
+    return TableReads(bundles.pop(), bcast.channel_inputs[:-1], bcast.channel_inputs[-1],
+                      words)
+
+
 def broadcast_of(plan: Plan) -> Broadcast | None:
     """The table stage of a broadcast kernel (None for other kinds); raises
     NoRtlOperator."""
@@ -313,6 +341,8 @@ def _design(plan: Plan) -> _Design:
         latency=dp.latency,
         reduction=reduction,
         bcast=bcast,
+        table_reads=(table_reads_of(plan, bcast) if bcast is not None and plan.rung.dataflow
+                     else None),
     )
     return _Design(texts, operators, dp.latency)
 
