@@ -31,6 +31,7 @@ FIRST_ARG_OFFSET = 0x10
 HW_CONTROL_PROTOCOL = "ap_ctrl_chain"  # Vitis HLS's default block protocol
 FREE_RUNNING_PROTOCOL = "ap_ctrl_none"  # no control registers: runs from reset
 SIZE_ARG = "n"  # every kernel takes its element count last
+CONTRACTION_UNIT_ARGS = ("unit", "units")  # after a multi-CU contraction's sizes
 
 # Control register map (CTRL bits and the interrupt registers), as HLS generates it.
 REG_CTRL, REG_GIE, REG_IER, REG_ISR = 0x00, 0x04, 0x08, 0x0C
@@ -167,12 +168,19 @@ def interface(plan: Plan) -> KernelInterface:
         args[s.name] = Arg(s.name, 0, "scalar", scalar_ctype, CONTROL_PORT, 0, 4)
     for name in plan.kernel.size_args:  # (SIZE_ARG,) but shaped kinds
         args[name] = Arg(name, 0, "scalar", "int", CONTROL_PORT, 0, 4)
+    order = plan.kernel.arguments
+    if plan.kernel.contraction is not None and plan.rung.multi_cu:
+        # A contraction's compute units split the output tiles among themselves: unit u
+        # of `units` takes every units-th tile (backends/hls/matrix.py).
+        for name in CONTRACTION_UNIT_ARGS:
+            args[name] = Arg(name, 0, "scalar", "int", CONTROL_PORT, 0, 4)
+        order = (*order, *CONTRACTION_UNIT_ARGS)
     # Ids and registers follow the C signature's order (Kernel.arguments: the spec's
     # ``args``, or inputs, output, scalars, sizes): a pointer advances 0x0C, a 32-bit
     # scalar 0x08, a stream nothing.
     ordered: list[Arg] = []
     offset = FIRST_ARG_OFFSET
-    for name in plan.kernel.arguments:
+    for name in order:
         arg = args[name]
         if arg.kind == "stream":
             ordered.append(replace(arg, id=len(ordered)))

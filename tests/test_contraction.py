@@ -187,3 +187,26 @@ def test_csim_catches_a_kernel_that_sums_from_zero(tmp_path):
     assert not result.passed
     failed = {c.label.split(" (")[0] for c in result.cases if not c.verdict.passed}
     assert failed and failed <= {"special values", "special values K=1"}, failed
+
+
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
+def test_the_kernel_signature_is_the_interface(rung: int):
+    """The HLS top's parameters, in order, and each pointer's m_axi bundle are what
+    fpgakern.interface says (kernel.xml, the host and the runtime follow it): one shared
+    bundle before rung 2, a compute unit's unit/units after the sizes at rung 3."""
+    import re
+
+    from fpgakern import paths
+    from fpgakern.backends.hls import render
+    from fpgakern.interface import interface
+    from fpgakern.ladder import plan
+
+    p = plan(Library(paths.SOURCE_ROOT / "kernel_specs").get("matrix_ops/linear"), rung,
+             "float32")
+    text = render(p)[f"{p.top}.cpp"]
+    signature = re.search(rf'extern "C" void {p.top}\((.*?)\) {{', text).group(1)
+    params = [param.split()[-1].lstrip("*") for param in signature.split(",")]
+    iface = interface(p)
+    assert params == [a.name for a in iface.args]
+    bundles = dict(re.findall(r"m_axi port=(\w+) bundle=(\w+)", text))
+    assert bundles == {a.name: a.bundle for a in iface.pointers}
