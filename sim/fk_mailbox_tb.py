@@ -108,9 +108,15 @@ class Bench:
                 return ctrl
         raise AssertionError(f"ap_done never seen; CTRL={ctrl:#x}")
 
+    async def autostart(self, runs: int = 0) -> None:
+        """As XRT's start(xrt::autostart{runs}): the counter (0xFFFFFFFF for 0), ap_start."""
+        await self.write(REG_AUTO_RESTART_COUNTER, runs or 0xFFFF_FFFF)
+        await self.write(REG_CTRL, CTRL_AP_START)
+
     async def stop(self) -> None:
-        """Clear auto_restart; the current run ends; acknowledge its ap_done."""
-        await self.write(REG_CTRL, 0)
+        """As XRT's run.stop(): the counter cleared, the current run the last; acknowledge
+        its ap_done."""
+        await self.write(REG_AUTO_RESTART_COUNTER, 0)
         ctrl = await self.wait_done()
         await self.write(REG_ISR, await self.read(REG_ISR))
         await self.write(REG_CTRL, CTRL_AP_CONTINUE)
@@ -144,13 +150,14 @@ async def one_run_per_start(dut) -> None:
 
 @cocotb.test()
 async def mailbox_while_restarting(dut) -> None:
-    """Started once with auto_restart: the scalars of each case through the input mailbox
-    and the results through the output mailbox, the one right after the other (each
-    reflects the case), then stopped; the first results are the ap_start's scalars'."""
+    """Started once restarting for ever (xrt::autostart{0}): the scalars of each case
+    through the input mailbox and the results through the output mailbox, the one right
+    after the other (each reflects the case), then stopped; the first results are the
+    ap_start's scalars'."""
     bench = Bench(dut)
     await bench.host.reset()
     await bench.write_scalars(0)
-    await bench.write(REG_CTRL, CTRL_AP_START | CTRL_AUTO_RESTART)
+    await bench.autostart()
     bench.check([0], await bench.mailbox_read(), "the started run's scalars")
     step = max(1, bench.count // MAILBOX_CASES)
     for case in range(1, bench.count, step):
@@ -166,27 +173,36 @@ async def results_stay_until_asked(dut) -> None:
     bench = Bench(dut)
     await bench.host.reset()
     await bench.write_scalars(1)
-    await bench.write(REG_CTRL, CTRL_AP_START | CTRL_AUTO_RESTART)
+    await bench.write(REG_CTRL, CTRL_AP_START | CTRL_AUTO_RESTART)  # CTRL's own restart
     bench.check([1], await bench.mailbox_read(), "first request")
     await bench.mailbox_write(2)
     await ClockCycles(dut.ap_clk, 100)  # many runs with the new scalars
     bench.check([1], await bench.read_results(), "results changed without a request")
     bench.check([2], await bench.mailbox_read(), "second request")
-    await bench.stop()
+    await bench.write(REG_CTRL, 0)  # auto_restart cleared: the current run is the last
+    await bench.wait_done()
+    await bench.write(REG_CTRL, CTRL_AP_CONTINUE)
+    # Idle: a write and a read complete at once (XRT's mailbox on an idle kernel).
+    await bench.write(REG_MAILBOX_IN, 0)
+    await bench.write_scalars(3)
+    await bench.write(REG_MAILBOX_IN, MAILBOX_REQUEST)
+    assert not await bench.read(REG_MAILBOX_IN) & MAILBOX_BUSY, "an idle kernel's mailbox is busy"
+    await bench.write(REG_MAILBOX_OUT, MAILBOX_REQUEST)
+    assert not await bench.read(REG_MAILBOX_OUT) & MAILBOX_BUSY, "an idle kernel's mailbox is busy"
+    bench.check([2], await bench.read_results(), "an idle kernel's results")
 
 
 @cocotb.test()
 async def counter_ends_the_restarts(dut) -> None:
-    """An auto-restart counter of 5: the kernel stops by itself (auto_restart cleared,
-    one ap_done) with the last run's results in place."""
+    """xrt::autostart{5}: the kernel runs 5 times and stops by itself (one ap_done) with
+    the last run's results in place; the inputs released meanwhile are taken."""
     bench = Bench(dut)
     await bench.host.reset()
-    await bench.write(REG_AUTO_RESTART_COUNTER, 5)
-    assert await bench.read(REG_AUTO_RESTART_COUNTER) == 5, "the counter does not read back"
+    await bench.write(REG_AUTO_RESTART_COUNTER, 7)
+    assert await bench.read(REG_AUTO_RESTART_COUNTER) == 7, "the counter does not read back"
     await bench.write_scalars(3)
-    await bench.write(REG_CTRL, CTRL_AP_START | CTRL_AUTO_RESTART)
+    await bench.autostart(5)
     ctrl = await bench.wait_done()
-    assert not ctrl & CTRL_AUTO_RESTART, f"auto_restart still set after 5 runs: CTRL={ctrl:#x}"
     assert await bench.read(REG_AUTO_RESTART_COUNTER) == 0, "the counter did not run out"
     await bench.write(REG_CTRL, CTRL_AP_CONTINUE)
     bench.check([3], await bench.read_results(), "the last run's results")

@@ -371,6 +371,13 @@ class Device:
                              f"({', '.join(kernel.streams)}): it runs only in a chain of "
                              "kernels linked with stream_connect, from an XRT host program "
                              "(docs/runtime.md, 'Stream kernels')")
+        if kernel.auto_restart:
+            # Started once, it restarts itself: its scalars and results go through the
+            # mailbox, which only an XRT host program drives.
+            raise UsageError(f"{kernel.qualname} is a register kernel (control: auto_restart): "
+                             "it runs from an XRT host program of your own, started once with "
+                             "xrt::autostart and fed through xrt::mailbox (docs/runtime.md, "
+                             "'Register kernels')")
         handle = KernelHandle(self, kernel, variants)
         self._handles[name] = handle
         return handle

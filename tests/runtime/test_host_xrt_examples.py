@@ -9,7 +9,8 @@ buffers in any bank of a range, a run on a CU its buffers fit, XRT's warning and
 copy when none fits, run.wait(timeout), an xclbin for another target refused,
 emconfig.json. And a stream chain (hosts/stream_chain.cpp, hosts/stream_rules.cpp): a
 memory-read kernel and a memory-write kernel around a free-running kernel, joined by the
-link's stream_connect lines (tests/data/stream_project's stream_ops).
+link's stream_connect lines (tests/data/stream_project's stream_ops). And a register
+kernel started once with xrt::autostart and fed through xrt::mailbox (hosts/mailbox.cpp).
 
 The kernel is the hello project's ``hello/vadd`` (tests/data/hello_project: ``top: vadd``,
 int32, ``out = in1 + in2``, args ``in1, in2, out, n``: the host's ``size`` goes to ``n`` by
@@ -29,6 +30,8 @@ from pathlib import Path
 import pytest
 from runtime_support import emulation_env
 
+from fpgakern import runtime
+from fpgakern.errors import UsageError
 from fpgakern.link import axlf, config, linker, platforms, resolve, xclbin
 from fpgakern.link.sections import Connection, MemData, decode, encode
 from fpgakern.runtime import emu
@@ -452,7 +455,7 @@ EXAMPLES = Path(__file__).parents[1] / "data" / "xrt_examples_project"
 FPGA2FPGA = Path(__file__).parents[1] / "data" / "fpga2fpga_project"
 EXAMPLE_HOSTS = {"copy_buffer": ["copy_buffer.cpp"], "free_running_k2k": ["free_running_k2k.cpp"],
                  "p2p_simple": ["p2p_simple.cpp"], "hbm_simple": ["hbm_simple.cpp"],
-                 "p2p_fpga2fpga": ["p2p_fpga2fpga.cpp"]}
+                 "p2p_fpga2fpga": ["p2p_fpga2fpga.cpp"], "mailbox": ["mailbox.cpp"]}
 _example_links: dict[tuple[str, ...], dict[str, Path]] = {}
 
 
@@ -593,3 +596,67 @@ def test_p2p_fpga2fpga_needs_a_second_device(example_programs, fpga2fpga, tmp_pa
     done = run(example_programs["p2p_fpga2fpga"], xclbins["sw_emu"], target="sw_emu", ok=False)
     assert done.returncode != 0 and done.returncode != -signal.SIGSEGV
     assert "no device 1" in done.stderr, done.stderr
+
+
+# ------------------------------------------------------------------ a register kernel
+# mbox_autorestart(in1, in2, add, mult): add = in1 + in2, mult = in1 * in2, every argument
+# a register (control: auto_restart); started once, fed through the mailbox.
+
+MAILBOX = ["xrt_examples/mbox_autorestart@opt0:int32"]
+
+
+@pytest.mark.parametrize("target", TARGETS)  # a run is a few cycles: hw_emu in the default tier
+def test_mailbox(example_programs, examples, tmp_path_factory, target):
+    """AMD's mailbox_auto_restart_xrt in our own host: started with xrt::autostart{0} and
+    the two scalars (the results, arguments 2 and 3, never set), ten rounds of new inputs
+    (mbox.set_arg, write) and results read back (read, get_arg), each those of the inputs
+    written last; run.stop() leaves the run completed, acknowledged once. Then
+    autostart{3}: run.wait() returns when the counter runs out, and the registers hold the
+    last run's results without a read()."""
+    xclbins = example_link(tmp_path_factory, examples, MAILBOX)
+    program = example_programs["mailbox"]
+    done = run(program, xclbins[target], target=target)
+    lines = done.stdout.splitlines()
+    assert lines == [*(f"round {r}: {4 + r}, {39 - r} -> 43, {(4 + r) * (39 - r)}"
+                       for r in range(10)), "stopped: completed", "TEST PASSED"]
+    done = run(program, xclbins[target], "counted", 3, target=target)
+    assert done.stdout.splitlines() == ["last run: -7, 6 -> -1, -42", "state 4"]
+    if target == "hw_emu":
+        assert "mbox_autorestart:mbox_autorestart_1 ran 1 time(s)" in done.stderr, done.stderr
+
+
+def test_mailbox_refused(example_programs, examples, tmp_path_factory):
+    """XRT's refusals: xrt::autostart and xrt::mailbox on a kernel without counters and
+    mailbox (adder: "No auto-restart counters found for kernel", "Mailbox not supported
+    by this run object"); a run of the register kernel over two CUs (nk=...:2: "Only one
+    compute unit allowed with mailbox"); and the Python runtime, in one line."""
+    xclbins = example_link(tmp_path_factory, examples, ["xrt_examples/adder@opt4:int32"])
+    done = run(example_programs["mailbox"], xclbins["sw_emu"], "refused", "adder",
+               target="sw_emu")
+    autostart, mailbox = done.stdout.splitlines()
+    assert autostart.startswith("autostart: ") and \
+        "No auto-restart counters found for kernel adder" in autostart
+    assert mailbox.startswith("mailbox: ") and \
+        "Mailbox not supported by this run object" in mailbox
+    two = example_link(tmp_path_factory, examples, MAILBOX,
+                       cfg="[connectivity]\nnk=mbox_autorestart:2\n")
+    done = run(example_programs["mailbox"], two["sw_emu"], target="sw_emu", ok=False)
+    assert done.returncode == 1 and "Only one compute unit allowed with mailbox" in done.stderr
+    one = example_link(tmp_path_factory, examples, MAILBOX)
+    device = runtime.open(one["sw_emu"], "sw_emu", specs=examples / "kernel_specs")
+    with pytest.raises(UsageError) as refused:
+        device.kernel("xrt_examples/mbox_autorestart")
+    message = str(refused.value)
+    assert "is a register kernel (control: auto_restart)" in message
+    assert "xrt::mailbox" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_mailbox_of_a_stopped_kernel(example_programs, examples, tmp_path_factory, target):
+    """After run.stop() the registers keep the last run's results, and on the idle kernel
+    a write() and a read() complete at once (XRT's mailbox documents it): the read shows
+    the last run's results, since no run computes the new inputs."""
+    xclbins = example_link(tmp_path_factory, examples, MAILBOX)
+    done = run(example_programs["mailbox"], xclbins[target], "stopped", target=target)
+    assert done.stdout.splitlines() == ["running: 12, 5 -> 17, 60", "state 4",
+                                        "stopped: 12, 5 -> 17, 60", "idle: 12, 5 -> 17, 60"]

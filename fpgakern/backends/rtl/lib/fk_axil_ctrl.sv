@@ -23,8 +23,8 @@
 // answer one R per AR. Responses are always OKAY; addresses outside the map read as 0.
 // For a register kernel's mailbox (fk_mailbox), the slave also tells which argument word
 // the host wrote in this cycle (arg_written), when the host writes ap_start (host_start),
-// shows CTRL.auto_restart, and clears it on stop_restart (the auto-restart counter ran
-// out).
+// shows CTRL.auto_restart, and restarts the kernel while counted_restart is high (the
+// auto-restart counter has runs left), as it does while CTRL.auto_restart is set.
 module fk_axil_ctrl #(
     parameter int                   ARG_WORDS    = 1,
     parameter logic [ARG_WORDS-1:0] ARG_WRITABLE = '1,
@@ -63,8 +63,8 @@ module fk_axil_ctrl #(
     input  logic [ARG_WORDS*32-1:0] arg_status,   // read in place of ARG_STATUS words
     output logic [ARG_WORDS-1:0]    arg_written,  // the host writes this word now
     output logic                   host_start,   // the host writes CTRL with ap_start
-    output logic                   auto_restart, // CTRL.auto_restart
-    input  logic                   stop_restart  // clear auto_restart
+    output logic                   auto_restart,   // CTRL.auto_restart
+    input  logic                   counted_restart // restart after this run (the counter)
 );
     localparam logic [9:0] W_CTRL = 10'd0, W_GIE = 10'd1, W_IER = 10'd2, W_ISR = 10'd3;
     localparam int         W_ARG0 = 4;
@@ -112,7 +112,7 @@ module fk_axil_ctrl #(
 
     // ------------------------------------------------------------------ control state
     logic       int_ap_start, int_done, int_ready, int_idle, int_continue;
-    logic       int_auto_restart, auto_restart_status;
+    logic       int_auto_restart, auto_restart_status, restarting;
     logic       int_gie;
     logic [1:0] int_ier, int_isr;
     logic       task_done, task_ready, auto_restart_done;
@@ -124,9 +124,12 @@ module fk_axil_ctrl #(
 
     // As in the HLS slave: with auto_restart the host sees one ap_done when the kernel
     // goes idle after auto_restart is cleared, not one per iteration.
+    // The kernel restarts after a run while CTRL.auto_restart is set or the auto-restart
+    // counter has runs left (counted_restart).
+    assign restarting        = int_auto_restart || counted_restart;
     assign auto_restart_done = auto_restart_status && ap_idle && !int_idle;
     assign task_done         = (ap_done && !auto_restart_status) || auto_restart_done;
-    assign task_ready        = ap_ready && !int_auto_restart;
+    assign task_ready        = ap_ready && !restarting;
     assign ap_start          = int_ap_start;
     assign ap_continue       = int_continue || auto_restart_status;
 
@@ -145,7 +148,7 @@ module fk_axil_ctrl #(
             irq                 <= 1'b0;
         end else begin
             if (wr_ctrl && w_data[0]) int_ap_start <= 1'b1;
-            else if (ap_ready)        int_ap_start <= int_auto_restart && !stop_restart;
+            else if (ap_ready)        int_ap_start <= restarting;
 
             if (task_done)    int_done <= 1'b1;
             else if (rd_ctrl) int_done <= 1'b0;
@@ -157,8 +160,7 @@ module fk_axil_ctrl #(
             int_continue <= wr_ctrl && w_data[4];
 
             if (wr_ctrl) int_auto_restart <= w_data[7];
-            else if (stop_restart) int_auto_restart <= 1'b0;
-            if (int_auto_restart) auto_restart_status <= 1'b1;
+            if (restarting)   auto_restart_status <= 1'b1;
             else if (ap_idle)     auto_restart_status <= 1'b0;
 
             if (wr_en && aw_word == W_GIE && w_strb[0]) int_gie <= w_data[0];

@@ -28,17 +28,19 @@
 // the last take, and 0x14's busy bit reads 1 from that release until the taking run's
 // start. Writing 0x18 with bit 0 set requests the results: 0x18's busy bit reads 1 until
 // the end of the first run that starts after the request, which copies its results into
-// the result registers the host reads; the last run (auto_restart cleared by the host or
-// by the counter) writes them too. Bit 0 of either mailbox reads back the host's value.
-// Each automatic restart decrements a non-zero counter (0x10), and the one that brings it
-// to 0 clears auto_restart: that run is the last. 0 restarts for ever.
+// the result registers the host reads; the last run writes them too. On an idle kernel
+// a release is taken and a request answered at once. Bit 0 of either mailbox reads back
+// the host's value. The counter (0x10) holds the runs left (XRT's autostart{n} writes n,
+// 0xFFFFFFFF for autostart{0}; its stop() writes 0): each run that starts while it is not
+// 0 takes one, and the kernel restarts after a run while runs are left or CTRL's
+// auto_restart is set, so autostart{n} makes n runs.
 // Software emulation has no clock, so the runs are stepped by the host: while the kernel
 // auto-restarts, every register access (fkemu_cu_read, fkemu_cu_write) and every
 // fkemu_cu_tick is preceded by exactly one run (the host's access comes after that run
 // has ended), and fkemu_cu_wait_interrupt runs it until the counter runs out (at most
 // max_cycles runs; a kernel restarting for ever is run once and the wait answers -1).
-// When auto_restart is cleared between runs, the run that just ended was the last: the
-// kernel goes idle with ap_done and its interrupt at once.
+// When the counter and auto_restart are cleared between runs, the run that just ended was
+// the last: the kernel goes idle with ap_done and its interrupt at once.
 #ifndef FKEMU_SW_MODEL_HPP
 #define FKEMU_SW_MODEL_HPP
 
@@ -182,8 +184,11 @@ static void fkemu_mailbox_deliver(fkemu_cu* cu) {
     }
 }
 
-// One run: the mailbox rules at its start, the kernel, the rules at its end.
+// One run: the counter and the mailbox rules at its start, the kernel, the rules at its
+// end.
 static void fkemu_mailbox_run(fkemu_cu* cu, bool host_started) {
+    uint32_t& counter = cu->regs[kFkemuCounter / 4];
+    if (counter != 0) --counter;  // a run left is taken
     if (host_started || cu->in_busy) {
         std::memcpy(cu->taken, cu->regs, sizeof cu->taken);
         cu->in_busy = false;
@@ -203,38 +208,55 @@ static void fkemu_mailbox_stopped(fkemu_cu* cu) {
     fkemu_sw_done(cu);
 }
 
+// Whether the kernel restarts after a run: runs are left, or CTRL's auto_restart is set.
+static bool fkemu_mailbox_restarts(const fkemu_cu* cu) {
+    return cu->regs[kFkemuCounter / 4] != 0 || (cu->regs[0] & 0x80) != 0;
+}
+
 // One automatic restart, when the kernel auto-restarts.
 static void fkemu_mailbox_restart(fkemu_cu* cu) {
     if (!cu->restarting) return;
-    uint32_t& counter = cu->regs[kFkemuCounter / 4];
-    if (counter != 0 && --counter == 0) cu->regs[0] &= ~0x80u;  // the last run
     fkemu_mailbox_run(cu, false);
-    if (!(cu->regs[0] & 0x80)) fkemu_mailbox_stopped(cu);
+    if (!fkemu_mailbox_restarts(cu)) fkemu_mailbox_stopped(cu);
 }
 
-// A write of CTRL: ap_start starts a run (ignored while one is in flight); auto_restart
-// cleared between runs stops the kernel.
+// A write of CTRL: ap_start starts a run (ignored while one is in flight); the counter
+// and auto_restart cleared between runs stop the kernel.
 static void fkemu_mailbox_control(fkemu_cu* cu, uint32_t value) {
     cu->regs[0] = value & 0x80;
     if (cu->restarting) {
-        if (!(value & 0x80)) fkemu_mailbox_stopped(cu);
+        if (!fkemu_mailbox_restarts(cu)) fkemu_mailbox_stopped(cu);
         return;
     }
     if (!(value & 0x1)) return;
     cu->idle = false;
     fkemu_mailbox_run(cu, true);
-    if (value & 0x80) {
+    if (fkemu_mailbox_restarts(cu)) {
         cu->restarting = true;
     } else {
         fkemu_mailbox_stopped(cu);
     }
 }
 
-// A write of the mailbox registers, and of the others (results are read-only).
+// A write of the counter, the mailbox registers, and the others (results are read-only).
 static void fkemu_mailbox_write(fkemu_cu* cu, uint32_t offset, uint32_t value) {
+    if (offset == kFkemuCounter) {
+        cu->regs[offset / 4] = value;
+        // The run just ended was the last when no run is left (XRT's stop()).
+        if (cu->restarting && !fkemu_mailbox_restarts(cu)) fkemu_mailbox_stopped(cu);
+        return;
+    }
     if (offset == kFkemuMailboxIn || offset == kFkemuMailboxOut) {
         cu->regs[offset / 4] = value & 0x1;
-        if (value & 0x1) (offset == kFkemuMailboxIn ? cu->in_busy : cu->out_busy) = true;
+        if (!(value & 0x1)) return;
+        const bool in = offset == kFkemuMailboxIn;
+        if (cu->restarting) {
+            (in ? cu->in_busy : cu->out_busy) = true;
+        } else if (in) {  // an idle kernel takes the scalars at once ...
+            std::memcpy(cu->taken, cu->regs, sizeof cu->taken);
+        } else {  // ... and answers a request at once
+            fkemu_mailbox_deliver(cu);
+        }
         return;
     }
     for (const uint32_t* result = fkemu_sw_results; *result; ++result) {
@@ -311,7 +333,8 @@ int fkemu_cu_interrupt(fkemu_cu* cu) { return (cu->regs[1] & 1) && (cu->regs[3] 
 int fkemu_cu_wait_interrupt(fkemu_cu* cu, uint64_t max_cycles) {
     if (FKEMU_MAILBOX) {  // one run per cycle until the counter runs out (the file's comment)
         for (uint64_t run = 0; cu->restarting && run < max_cycles; ++run) {
-            const bool forever = cu->regs[kFkemuCounter / 4] == 0;
+            const bool forever = cu->regs[kFkemuCounter / 4] == 0xFFFFFFFFu ||
+                                 (cu->regs[0] & 0x80) != 0;
             fkemu_mailbox_restart(cu);
             if (forever) break;
         }

@@ -26,10 +26,12 @@ namespace fkemu {
 
 // Control register map (fpgakern/interface.py, the Vitis HLS map).
 constexpr uint32_t kCtrl = 0x00, kGie = 0x04, kIer = 0x08, kIsr = 0x0C;
-constexpr uint32_t kApStart = 0x01, kApDone = 0x02, kApContinue = 0x10, kAutoRestart = 0x80;
+constexpr uint32_t kApStart = 0x01, kApDone = 0x02, kApContinue = 0x10;
 // A register kernel's auto-restart counter and mailboxes (REG_AUTO_RESTART_COUNTER,
 // REG_MAILBOX_IN, REG_MAILBOX_OUT): bit 0 is the host's request, bit 1 reads busy.
 constexpr uint32_t kRestartCounter = 0x10, kMailboxIn = 0x14, kMailboxOut = 0x18;
+// What XRT's start(xrt::autostart{0}) writes to the counter: as many runs as it holds.
+constexpr uint32_t kRestartForEver = 0xFFFFFFFFu;
 constexpr uint32_t kMailboxRequest = 0x1, kMailboxBusy = 0x2;
 constexpr uint64_t kPage = 4096;
 

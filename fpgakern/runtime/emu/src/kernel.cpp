@@ -25,13 +25,13 @@
 // one CU ("Only one compute unit allowed with mailbox", when the run is made), and its
 // set_arg writes the argument register at once, through the input mailbox (acquired: 0x14
 // polled until not busy, then its bit 0 cleared); start() releases the input mailbox
-// (0x14 bit 0 set) and writes ap_start. start(autostart{n}) first writes n to the counter
-// (0x10; 0 restarts for ever) and adds CTRL's auto_restart bit; a result argument ("int&")
-// is never set by the host nor demanded. stop() clears auto_restart (CTRL written without
-// it): the kernel ends its run in flight and goes idle with ap_done, which stop() waits
-// for and acknowledges as wait() does, leaving the run completed. XRT's stop() writes 0 to
-// the counter instead, and its autostart{0} writes 0xFFFFFFFF: fpgakern's register kernels
-// count 0 as for ever (the RTL and the sw_emu model follow docs/runtime.md's rules).
+// (0x14 bit 0 set) and writes ap_start. As XRT's run_impl::start(autostart), start(
+// autostart{n}) first writes n runs to the auto-restart counter (0x10; 0xFFFFFFFF for
+// autostart{0}, XRT's "for ever"); a result argument ("int&") is never set by the host
+// nor demanded. As XRT's stop(), stop() writes 0 to the counter: the kernel ends its run
+// in flight and goes idle with ap_done, which stop() waits for and acknowledges as wait()
+// does, leaving the run completed (the RTL and the sw_emu model follow docs/rtl.md's
+// rules for the counter).
 //
 // Every mailbox poll is bounded (kMailboxPolls register reads; XRT polls for ever): a
 // kernel that no longer runs never clears a busy mailbox, and the poll fails saying which
@@ -270,15 +270,15 @@ class run_impl {
         cu_ = chosen;
         if (iterations) {  // XRT writes it through the mailbox as well
             if (mailbox_) acquire(kMailboxIn, acquired_in_);
-            m.write(cu.cu, kRestartCounter, *iterations);
+            m.write(cu.cu, kRestartCounter, *iterations ? *iterations : kRestartForEver);
         }
         if (mailbox_) mailbox_write();  // XRT's mailbox start(): the inputs are released
         started_at_ = m.cycles(cu.cu);
         state_ = ERT_CMD_STATE_RUNNING;
-        auto_restart_ = iterations != nullptr;
+        autostarted_ = auto_restart_ = iterations != nullptr;
         forever_ = iterations && *iterations == 0;
         cu.busy = self;
-        m.write(cu.cu, kCtrl, kApStart | (iterations ? kAutoRestart : 0));
+        m.write(cu.cu, kCtrl, kApStart);
         check(cu);
     }
 
@@ -295,14 +295,14 @@ class run_impl {
         }
     }
 
-    // The file's comment: clear auto_restart, wait for the run in flight, acknowledge it.
+    // The file's comment: clear the counter, wait for the run in flight, acknowledge it.
     void stop() {
         check_auto_restart("Support for auto restart counters have not been implemented for");
         if (state_ != ERT_CMD_STATE_RUNNING) return;  // nothing in flight: as wait()
         ComputeUnit& cu = kernel_->device_->cus()[cu_];
         if (auto_restart_) {
             auto_restart_ = forever_ = false;
-            cu.model->write(cu.cu, kCtrl, 0);  // ap_start and auto_restart low
+            cu.model->write(cu.cu, kRestartCounter, 0);  // no run left after this one
         }
         finish(0);
     }
@@ -348,7 +348,7 @@ class run_impl {
                  (in ? "started since the inputs were written (mailbox.write())"
                      : "ended since the results were requested (mailbox.read())") +
                  ". Is it still running? A stopped kernel (run.stop(), or its auto-restart "
-                 "counter run out) or one never started with xrt::autostart does not " +
+                 "counter ran out) or one never started with xrt::autostart does not " +
                  (in ? "take new inputs" : "deliver results"));
         }
         if (acquired) return;
@@ -420,7 +420,7 @@ class run_impl {
                 cu.busy.reset();
                 return true;
             }
-            acknowledge(cu);
+            acknowledge(cu, read_ctrl(cu));
             // Errors of the free-running CUs (they have no run to report them) go to this one.
             for (size_t i : kernel_->device_->chain(cu.chain).cus) {
                 if (cus[i].free_running) check(cu, &cus[i]);
@@ -443,32 +443,49 @@ class run_impl {
                               std::chrono::milliseconds(timeout_ms);
         // Without a timeout, one call; with one, slices of cycles between clock checks.
         const uint64_t slice = timeout_ms > 0 ? 4096 : kMaxCycles;
-        int status = -1;
-        for (uint64_t done = 0; done < kMaxCycles; done += slice) {
-            status = group.size() > 1
-                         ? m.cus_wait_interrupt(group.data(),
-                                                static_cast<unsigned>(group.size()), 0, slice)
-                         : m.wait_interrupt(cu.cu, slice);
-            if (status == 0) break;
+        for (;;) {
+            int status = -1;
+            for (uint64_t done = 0; done < kMaxCycles; done += slice) {
+                status = group.size() > 1
+                             ? m.cus_wait_interrupt(group.data(),
+                                                    static_cast<unsigned>(group.size()), 0, slice)
+                             : m.wait_interrupt(cu.cu, slice);
+                if (status == 0) break;
+                if (timeout_ms > 0 && std::chrono::steady_clock::now() >= deadline) return false;
+            }
+            if (status != 0 || m.cycles(cu.cu) - started_at_ >= kMaxCycles) {
+                cu.busy.reset();
+                report(cu, "no interrupt: the kernel did not finish");
+                return true;
+            }
+            uint32_t ctrl = 0;
+            m.read(cu.cu, kCtrl, &ctrl);
+            if ((ctrl & kApDone) || !autostarted_) {
+                acknowledge(cu, ctrl);
+                return true;
+            }
+            // An auto-restarting run's iterations may each raise the interrupt: an HLS slave
+            // sets ISR's ap_done event at every iteration's end, CTRL's ap_done at the last
+            // only. Without ap_done in CTRL the event is cleared and the wait goes on, as a
+            // driver that checks CTRL does.
+            m.write(cu.cu, kIsr, 1);
             if (timeout_ms > 0 && std::chrono::steady_clock::now() >= deadline) return false;
         }
-        if (status != 0) {
-            cu.busy.reset();
-            report(cu, "no interrupt: the kernel did not finish");
-            return true;
-        }
-        acknowledge(cu);
-        return true;
     }
 
-    // The CU's interrupt is high: read CTRL and acknowledge like XRT does, count the run.
-    void acknowledge(ComputeUnit& cu) {
+    uint32_t read_ctrl(ComputeUnit& cu) {
+        uint32_t ctrl = 0;
+        cu.model->read(cu.cu, kCtrl, &ctrl);
+        return ctrl;
+    }
+
+    // The CU's interrupt is high and CTRL was read (`ctrl`; the read clears ap_done):
+    // acknowledge like XRT does, count the run.
+    void acknowledge(ComputeUnit& cu, uint32_t ctrl) {
         Model& m = *cu.model;
         cu.busy.reset();
-        auto_restart_ = forever_ = false;
+        auto_restart_ = forever_ = autostarted_ = false;
         const uint64_t cycles = m.cycles(cu.cu) - started_at_;
-        uint32_t ctrl = 0;
-        m.read(cu.cu, kCtrl, &ctrl);
         m.write(cu.cu, kIsr, 1);
         m.write(cu.cu, kCtrl, kApContinue);
         if (!(ctrl & kApDone)) {
@@ -554,7 +571,8 @@ class run_impl {
     uint64_t started_at_ = 0;
     ert_cmd_state state_ = ERT_CMD_STATE_NEW;
     const bool mailbox_;  // the kernel has the HLS mailbox: this run is its mailbox
-    bool auto_restart_ = false;  // started with xrt::autostart, not stopped yet
+    bool autostarted_ = false;   // started with xrt::autostart, not acknowledged yet
+    bool auto_restart_ = false;  // ... and not stopped yet
     bool forever_ = false;       // ... with autostart{0}
     bool acquired_in_ = false, acquired_out_ = false;  // XRT's m_aquire_write, m_aquire_read
 };

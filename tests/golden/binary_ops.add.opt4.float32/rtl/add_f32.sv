@@ -166,7 +166,7 @@ module add_f32 (
         .ap_start, .ap_ready, .ap_done(done_event), .ap_idle, .ap_continue,
         .args, .arg_status('0), .arg_written(unused_arg_written),
         .host_start(unused_host_start), .auto_restart(unused_auto_restart),
-        .stop_restart(1'b0)
+        .counted_restart(1'b0)
     );
     assign interrupt = irq;
 
