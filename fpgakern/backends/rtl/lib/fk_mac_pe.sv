@@ -1,0 +1,174 @@
+// fk_mac_pe: one multiply-accumulate PE of a contraction kernel, in the declared order
+// (docs/matrix.md, fpgakern.ir.contraction.ACCUMULATION_ORDER).
+//
+// The PE keeps, for each of its SLOTS outputs, P partial sums in a small RAM. A product
+// a * b arrives with its output's slot, its partial q (k mod P) and `first` (k < P: the
+// partial's first product, written as it is); any other is added to the partial, the
+// sum rounded (FLOAT: fk_fp32_mul, fk_fp32_add; else fk_int32_mul, fk_int32_add,
+// wrapping). A new product may arrive every cycle: the partial it reads was last written
+// at least P products earlier for that slot, so no sum waits for the one before it
+// (P > MUL_LAT + ADD_LAT + 1 makes the read-after-write distance safe for one slot).
+//
+// tree_start combines slot tree_slot's first tree_count partials (1..P) by the declared
+// pairwise tree, in place, on the same adder: level by level, pairs (0, 1), (2, 3), ...
+// one per cycle, an odd last passed up unchanged, each level after the writes of the one
+// before. out_valid pulses with the result (partial 0) when the tree is done; tree_busy
+// is high from tree_start until then. tree_start waits for products in flight to land.
+module fk_mac_pe #(
+    parameter bit FLOAT   = 1'b1,
+    parameter int SLOTS   = 1,  // a power of two
+    parameter int P       = 64,
+    parameter int MUL_LAT = 6,  // the op table's latencies (fpgakern.ir.ops)
+    parameter int ADD_LAT = 6
+) (
+    input  logic                       clk,
+    input  logic                       rst_n,  // synchronous, active low
+
+    input  logic                       in_valid,
+    input  logic [31:0]                a,
+    input  logic [31:0]                b,
+    input  logic [SLOT_W-1:0]          slot,
+    input  logic [Q_W-1:0]             q,
+    input  logic                       first,
+
+    input  logic                       tree_start,
+    input  logic [SLOT_W-1:0]          tree_slot,
+    input  logic [Q_W:0]               tree_count,
+    output logic                       tree_busy,
+    output logic                       out_valid,
+    output logic [31:0]                out
+);
+    localparam int SLOT_W = SLOTS > 1 ? $clog2(SLOTS) : 1;
+    localparam int Q_W    = $clog2(P);
+    localparam int ADDR_W = $clog2(SLOTS * P);
+    // A write is the adder's: its address, whether it bypasses the sum (a partial's first
+    // product, or the tree's odd last passed up) and the bypassed value.
+    localparam int WRITE_W = 1 + ADDR_W + 1 + 32;
+
+    logic [31:0] part [SLOTS * P];
+
+    // A partial's address: its slot's P partials, then the partial.
+    function automatic logic [ADDR_W-1:0] at(input logic [SLOT_W-1:0] s,
+                                             input logic [Q_W-1:0] k);
+        return ADDR_W'({s, k});
+    endfunction
+    // The adder's operands and result, and the write its tag carries.
+    logic [31:0] add_x, add_y, sum;
+    logic        write_valid, write_bypass, write_tree;
+    logic [31:0] write_value;
+    logic [ADDR_W-1:0] write_addr;
+
+    // ------------------------------------------------------------------ multiply
+    logic [31:0] product;
+    logic        prod_valid, prod_first;
+    logic [ADDR_W-1:0] prod_addr;
+    if (FLOAT) begin : g_fmul
+        fk_fp32_mul u_mul (.clk, .ce(1'b1), .a, .b, .y(product));
+    end else begin : g_imul
+        fk_int32_mul u_mul (.clk, .ce(1'b1), .a, .b, .y(product));
+    end
+    fk_delay #(.WIDTH(2 + ADDR_W), .DEPTH(MUL_LAT)) u_mul_tag (
+        .clk, .ce(1'b1), .d({in_valid, first, at(slot, q)}),
+        .q({prod_valid, prod_first, prod_addr})
+    );
+
+    // ------------------------------------------------------------------ tree control
+    typedef enum logic [1:0] {T_IDLE, T_DRAIN, T_PAIRS, T_SETTLE} tree_state_t;
+    tree_state_t tstate;
+    logic [SLOT_W-1:0] t_slot;
+    logic [Q_W:0]      width, pair;   // this level's partials, and the next pair to issue
+    logic [7:0]        settle;        // cycles left for this level's writes to land
+    logic [7:0]        in_flight;     // products not yet written
+    logic              tree_issue, tree_copy;
+    logic [ADDR_W-1:0] rd0, rd1, wr_addr;
+    logic [Q_W-1:0]    last_index;    // w - 1 (w >= 2 when it is read)
+    logic [Q_W:0]      half, issues;
+
+    // A pair (2t, 2t+1) into t, or (the level's odd last) a copy of w-1 into w/2.
+    assign last_index = Q_W'(width - 1'b1);
+    assign half       = width >> 1;
+    assign issues     = (width + 1'b1) >> 1;  // the level's pairs and its odd last
+    assign tree_issue = tstate == T_PAIRS;
+    assign tree_copy  = tree_issue && pair == half;
+    assign rd0 = at(t_slot, tree_copy ? last_index : {pair[Q_W-2:0], 1'b0});
+    assign rd1 = at(t_slot, {pair[Q_W-2:0], 1'b1});
+    assign wr_addr = at(t_slot, pair[Q_W-1:0]);
+    assign tree_busy  = tstate != T_IDLE;
+
+    always_ff @(posedge clk) begin
+        if (!rst_n) begin
+            in_flight <= '0;
+        end else begin
+            in_flight <= in_flight + 8'(in_valid) - 8'(write_valid && !write_tree);
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (!rst_n) begin
+            tstate    <= T_IDLE;
+            t_slot    <= '0;
+            width     <= '0;
+            pair      <= '0;
+            settle    <= '0;
+            out_valid <= 1'b0;
+            out       <= '0;
+        end else begin
+            out_valid <= 1'b0;
+            case (tstate)
+                T_IDLE: if (tree_start) begin
+                    t_slot <= tree_slot;
+                    width  <= tree_count;
+                    tstate <= T_DRAIN;
+                end
+                T_DRAIN: if (in_flight == 0 && !in_valid) begin
+                    pair   <= '0;
+                    settle <= 8'(ADD_LAT + 1);
+                    tstate <= width > 1 ? T_PAIRS : T_SETTLE;
+                end
+                T_PAIRS: begin
+                    // The pairs of this level, then its odd last (pair == width / 2).
+                    if (pair + 1'b1 < issues) begin
+                        pair <= pair + 1'b1;
+                    end else begin
+                        settle <= 8'(ADD_LAT + 1);
+                        width  <= issues;
+                        tstate <= T_SETTLE;
+                    end
+                end
+                T_SETTLE: begin
+                    if (settle != 0) begin
+                        settle <= settle - 1'b1;
+                    end else if (width > 1) begin
+                        pair   <= '0;
+                        tstate <= T_PAIRS;
+                    end else begin
+                        out_valid <= 1'b1;
+                        out       <= part[at(t_slot, '0)];
+                        tstate    <= T_IDLE;
+                    end
+                end
+                default: tstate <= T_IDLE;
+            endcase
+        end
+    end
+
+    // ------------------------------------------------------------------ add and write
+    // The adder takes a partial and a product (compute) or two partials (the tree), never
+    // both: the tree starts when no product is in flight.
+    assign add_x   = tree_issue ? part[rd0] : part[prod_addr];
+    assign add_y   = tree_issue ? part[rd1] : product;
+    if (FLOAT) begin : g_fadd
+        fk_fp32_add u_add (.clk, .ce(1'b1), .a(add_x), .b(add_y), .y(sum));
+    end else begin : g_iadd
+        fk_int32_add u_add (.clk, .ce(1'b1), .a(add_x), .b(add_y), .y(sum));
+    end
+    fk_delay #(.WIDTH(WRITE_W + 1), .DEPTH(ADD_LAT)) u_add_tag (
+        .clk, .ce(1'b1),
+        .d(tree_issue ? {1'b1, wr_addr, tree_copy, part[rd0], 1'b1}
+                      : {prod_valid, prod_addr, prod_first, product, 1'b0}),
+        .q({write_valid, write_addr, write_bypass, write_value, write_tree})
+    );
+    always_ff @(posedge clk) begin
+        if (write_valid) part[write_addr] <= write_bypass ? write_value : sum;
+    end
+endmodule
