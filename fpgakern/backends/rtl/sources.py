@@ -27,6 +27,8 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 FFT_PREFIX = "fk_fft_"  # the FFT cores' files: in lib/, but only transform kernels use them
+# The contraction kind's PE (fpgakern.verify.pesim): in lib/, but only contractions use it.
+CONTRACTION_FILES = ("fk_mac_pe.sv",)
 FFT_OPERATORS = ("fk_fp32_add", "fk_fp32_sub", "fk_fp32_mul")
 FFT_SUPPORT = ("fk_delay", "fk_valid_delay", "fk_ram", "fk_fifo")
 
@@ -34,8 +36,9 @@ FFT_SUPPORT = ("fk_delay", "fk_valid_delay", "fk_ram", "fk_fifo")
 def library_files() -> list[Path]:
     """Every support module every kernel compiles, sorted by name (none depends on
     another's compile order). The FFT cores (fk_fft_*, with their 16385-word twiddle ROM)
-    are left out: see fft_files."""
-    return sorted(p for p in LIB_DIR.glob("*.sv") if not p.name.startswith(FFT_PREFIX))
+    are left out: see fft_files; so is the contraction kind's PE (CONTRACTION_FILES)."""
+    return sorted(p for p in LIB_DIR.glob("*.sv")
+                  if not p.name.startswith(FFT_PREFIX) and p.name not in CONTRACTION_FILES)
 
 
 def twiddle_files() -> list[Path]:
