@@ -240,3 +240,26 @@ def test_placing_fewer_cus_first_changes_no_placement():
     assert again._fit(2) == few
     assert [placement.cu_slr(c) for c in range(placement.compute_units)] == \
         [again.cu_slr(c) for c in range(again.compute_units)]
+
+
+def test_copies_counts_what_fits_an_slr_and_names_the_bound():
+    """Fabric.copies (a matrix engine's PEs per SLR): the fewest copies any resource's
+    budget allows, and that resource; a block that needs nothing of a resource is not
+    bounded by it."""
+    from fpgakern.ladder.fabric import Fabric, Region, Usage
+
+    fabric = Fabric((Region("SLR0", Usage(lut=1000, ff=5000, dsp=100), 4),), 0.8)
+    assert fabric.copies(0, Usage(lut=10, ff=10, dsp=2)) == (40, "DSP")  # 80/2 < 800/10
+    assert fabric.copies(0, Usage(lut=100, dsp=1)) == (8, "LUT")
+    assert fabric.copies(0, Usage()) == (0, "none")
+
+
+@pytest.mark.slow
+def test_the_pe_estimate_comes_from_yosys():
+    """The float32 PE maps its multiplier to DSP48E2s and its adder and partials to LUTs
+    (benchmarks/matrix_pe.py prints the table; docs/matrix.md quotes it)."""
+    from fpgakern.backends.rtl.resources import pe_estimate
+
+    fp32, int32 = pe_estimate("float32", 1), pe_estimate("int32", 1)
+    assert fp32["dsp"] >= 1 and fp32["lut"] > int32["lut"] > 0
+    assert pe_estimate("float32", 16)["lut"] > fp32["lut"]  # 16 slots' partials

@@ -76,6 +76,13 @@ class Fabric:
     def budget(self, region: int) -> Usage:
         return self.regions[region].capacity * self.margin
 
+    def copies(self, region: int, each: Usage) -> tuple[int, str]:
+        """How many copies of a block taking ``each`` fit region ``region``'s budget, and
+        the resource that bounds them (a matrix engine's PEs per SLR, docs/matrix.md)."""
+        bounds = [(math.floor(have / need), name) for (name, have), need
+                  in zip(self.budget(region).items(), each.values(), strict=True) if need > 0]
+        return min(bounds) if bounds else (0, "none")
+
     def to_json(self) -> dict[str, Any]:
         return {"margin": self.margin,
                 "regions": [{"name": r.name, **r.capacity.to_json(), "AXI": r.axi_masters}

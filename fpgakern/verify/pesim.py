@@ -19,40 +19,24 @@ from pathlib import Path
 
 import numpy as np
 
-from fpgakern.backends.rtl import sources
+from fpgakern.backends.rtl import pe
+from fpgakern.backends.rtl.pe import PE
 from fpgakern.errors import ToolError
 from fpgakern.ir.contraction import PARTIALS
 from fpgakern.ir.dtypes import DTYPES
-from fpgakern.ir.ops import OPS
 from fpgakern.tools import verilator
 from fpgakern.tools.cache import cached_build, key_of
 from fpgakern.tools.verilator_build import verilate
 from fpgakern.verify import matmul
 
-PE = "fk_mac_pe"
 HARNESS = Path(__file__).resolve().with_name("pesim_harness.cpp")
 VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O0")
 
 
-def pe_parameters(dtype_name: str, slots: int) -> dict[str, int]:
-    """fk_mac_pe's parameters for a dtype: its multiplier's and adder's latencies from the
-    op table, ``slots`` outputs, the declared order's partials."""
-    return {"FLOAT": int(DTYPES[dtype_name].is_float), "SLOTS": slots, "P": PARTIALS,
-            "MUL_LAT": OPS["mul"].rtl[dtype_name].latency,
-            "ADD_LAT": OPS["add"].rtl[dtype_name].latency}
-
-
-def pe_sources(dtype_name: str) -> list[Path]:
-    """The PE's files: the module, its delay lines and its operators."""
-    operators = [OPS["mul"].rtl[dtype_name].module, OPS["add"].rtl[dtype_name].module]
-    return [sources.LIB_DIR / f"{PE}.sv", sources.LIB_DIR / "fk_delay.sv",
-            *sources.operator_files(operators)]
-
-
 def build_model(dtype_name: str, slots: int) -> Path:
     """The compiled harness of a PE for ``dtype_name`` with ``slots`` slots (cached)."""
-    params = pe_parameters(dtype_name, slots)
-    files = pe_sources(dtype_name)
+    params = pe.pe_parameters(dtype_name, slots)
+    files = pe.pe_sources(dtype_name)
     overrides = [f"-G{name}={value}" for name, value in params.items()]
     key = key_of(PE, *overrides, verilator.version(), *VERILATOR_FLAGS,
                  *verilator.make_variables(),

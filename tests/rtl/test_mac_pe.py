@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from fpgakern.backends.rtl import sources
+from fpgakern.backends.rtl import pe, sources
 from fpgakern.verify import pesim
 
 pytest.importorskip("cocotb")  # the RTL tools' extra: the simulations need Verilator
@@ -66,8 +66,8 @@ def test_the_pe_check_can_fail(monkeypatch, tmp_path):
     mutated = tmp_path / "lib"
     mutated.mkdir()
     (mutated / "fk_mac_pe.sv").write_text(text)
-    original = pesim.pe_sources
-    monkeypatch.setattr(pesim, "pe_sources",
+    original = pe.pe_sources
+    monkeypatch.setattr(pe, "pe_sources",
                         lambda dtype: [mutated / "fk_mac_pe.sv", *original(dtype)[1:]])
     rng = np.random.default_rng(3)
     ks = [3, 65, 5]
@@ -82,7 +82,7 @@ def test_the_pe_lints_clean(dtype):
     from fpgakern.tools import verilator
 
     for slots in (1, 8):
-        params = pesim.pe_parameters(dtype, slots)
-        result = verilator.lint(pesim.pe_sources(dtype), top=pesim.PE,
+        params = pe.pe_parameters(dtype, slots)
+        result = verilator.lint(pe.pe_sources(dtype), top=pe.PE,
                                 options=[f"-G{k}={v}" for k, v in params.items()])
         assert result.ok, result.output

@@ -16,6 +16,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from fpgakern.backends.rtl import pe
 from fpgakern.backends.rtl.generate import generate
 from fpgakern.errors import ToolError
 from fpgakern.ladder import Plan
@@ -88,4 +89,36 @@ def estimate(plan: Plan, timeout: float = 1800) -> dict[str, float]:
         partial = cached.with_suffix(".tmp")
         partial.write_text(json.dumps(totals))
         partial.replace(cached)  # whole or absent: never half a file
+        return totals
+
+
+def pe_estimate(dtype_name: str, slots: int = 1, timeout: float = 1800) -> dict[str, float]:
+    """Synthesise the contraction PE (fk_mac_pe with fpgakern.backends.rtl.pe's parameters for
+    ``dtype_name`` and ``slots``) with Yosys; returns ``{lut, ff, dsp, bram, carry}``."""
+    files = pe.pe_sources(dtype_name)
+    params = pe.pe_parameters(dtype_name, slots)
+    with tempfile.TemporaryDirectory(prefix="fk-yosys-pe-") as folder:
+        work = Path(folder)
+        for path in files:
+            (work / path.name).write_bytes(path.read_bytes())
+        json_out = work / "stat.json"
+        reads = "\n".join(f"read_verilog -sv {p.name}" for p in files)
+        chparam = " ".join(f"-set {name} {value}" for name, value in params.items())
+        text = (f"{reads}\nchparam {chparam} {pe.PE}\n"
+                f"synth_xilinx -family xcup -flatten -noiopad -top {pe.PE}\n"
+                f"tee -q -o {json_out.name} stat -json\n")
+        key = key_of(text, str(yosys.version()), *(p.read_bytes() for p in files))
+        cached = cache_dir() / "yosys-estimates" / f"{pe.PE}-{dtype_name}-{slots}-{key}.json"
+        if cached.is_file():
+            return dict(json.loads(cached.read_text()))
+        (work / "synth.ys").write_text(text)
+        done = yosys.run_script(work, "synth.ys", timeout=timeout, what=pe.PE)
+        if done.returncode != 0 or not json_out.exists():
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            raise ToolError(f"yosys failed on {pe.PE}: {(lines or ['?'])[-1]}")
+        totals = count(json.loads(json_out.read_text()))
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(".tmp")
+        partial.write_text(json.dumps(totals))
+        partial.replace(cached)
         return totals

@@ -44,14 +44,21 @@ module fk_mac_pe #(
     // A write is the adder's: its address, whether it bypasses the sum (a partial's first
     // product, or the tree's odd last passed up) and the bypassed value.
     localparam int WRITE_W = 1 + ADDR_W + 1 + 32;
+    localparam int SETTLE = ADD_LAT + 1;  // cycles for a level's writes to land
 
     logic [31:0] part [SLOTS * P];
 
     // A partial's address: its slot's P partials, then the partial.
+    // (Verilog-2001 style, a slice and no return: what Yosys reads. With one slot the
+    // slot's bit is dropped.)
+    /* verilator lint_off UNUSEDSIGNAL */
     function automatic logic [ADDR_W-1:0] at(input logic [SLOT_W-1:0] s,
                                              input logic [Q_W-1:0] k);
-        return ADDR_W'({s, k});
+        logic [SLOT_W+Q_W-1:0] full;
+        full = {s, k};
+        at = full[ADDR_W-1:0];
     endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
     // The adder's operands and result, and the write its tag carries.
     logic [31:0] add_x, add_y, sum;
     logic        write_valid, write_bypass, write_tree;
@@ -85,7 +92,7 @@ module fk_mac_pe #(
     logic [Q_W:0]      half, issues;
 
     // A pair (2t, 2t+1) into t, or (the level's odd last) a copy of w-1 into w/2.
-    assign last_index = Q_W'(width - 1'b1);
+    assign last_index = width[Q_W-1:0] - 1'b1;  // modulo 2^Q_W: P - 1 when w = P
     assign half       = width >> 1;
     assign issues     = (width + 1'b1) >> 1;  // the level's pairs and its odd last
     assign tree_issue = tstate == T_PAIRS;
@@ -99,7 +106,7 @@ module fk_mac_pe #(
         if (!rst_n) begin
             in_flight <= '0;
         end else begin
-            in_flight <= in_flight + 8'(in_valid) - 8'(write_valid && !write_tree);
+            in_flight <= in_flight + {7'd0, in_valid} - {7'd0, write_valid && !write_tree};
         end
     end
 
@@ -122,7 +129,7 @@ module fk_mac_pe #(
                 end
                 T_DRAIN: if (in_flight == 0 && !in_valid) begin
                     pair   <= '0;
-                    settle <= 8'(ADD_LAT + 1);
+                    settle <= SETTLE[7:0];
                     tstate <= width > 1 ? T_PAIRS : T_SETTLE;
                 end
                 T_PAIRS: begin
@@ -130,7 +137,7 @@ module fk_mac_pe #(
                     if (pair + 1'b1 < issues) begin
                         pair <= pair + 1'b1;
                     end else begin
-                        settle <= 8'(ADD_LAT + 1);
+                        settle <= SETTLE[7:0];
                         width  <= issues;
                         tstate <= T_SETTLE;
                     end
