@@ -20,7 +20,7 @@ class Block(nn.Module):  # an MLP block's pointwise part
         self.ln = nn.LayerNorm(d)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = self.fc(x)  # a matrix product: stays in torch
+        h = self.fc(x)  # a matrix product: the matrix_ops/linear kernel
         h = h * torch.sigmoid(h)  # silu
         h = torch.relu(h + self.bias + x)  # bias add, residual add, relu
         return self.ln(h).sum()

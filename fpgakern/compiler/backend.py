@@ -30,16 +30,26 @@ from torch import fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 
+from fpgakern import paths
 from fpgakern.compiler import fusion
 from fpgakern.compiler import report as reports
 from fpgakern.compiler.build import Validator, build, default_cache, spec_folder
 from fpgakern.compiler.program import CompiledGraph
 from fpgakern.compiler.report import CompileReport, KernelEntry, LeftOut
-from fpgakern.compiler.support import describe
-from fpgakern.errors import UsageError, display_path
+from fpgakern.compiler.support import MatrixTerm, describe
+from fpgakern.errors import ToolError, UsageError, display_path
 from fpgakern.ladder import LAST_RUNG
-from fpgakern.runtime.device import KernelUnavailable, default_target
+from fpgakern.ladder import plan as ladder_plan
+from fpgakern.runtime.device import (
+    Device,
+    KernelHandle,
+    KernelUnavailable,
+    default_target,
+    open_plans,
+)
+from fpgakern.runtime.program import ProgramVariant, default_cu_names
 from fpgakern.runtime.torch_ops import FallbackError, FallbackWarning, is_strict
+from fpgakern.spec.library import Library
 
 TARGETS = ("sw_emu", "hw_emu", "hw")
 
@@ -117,11 +127,13 @@ def compile_graph(gm: fx.GraphModule, options: Options) -> Any:
             raise FallbackError(f"strict: node {first.node.name} ({describe(first.node)}) "
                                 f"cannot run on fpgakern: {first.reason}")
         compiled: Any = make_boxed_func(gm.forward)
+        handles: dict[str, KernelHandle] = {}
+        device: Device | None = None
         if plan.specs:
             built = build(plan.specs, cache, options.target, options.rung, validator)
+            device = built.device
             result.tasks_run, result.tasks_cached = built.tasks_run, built.tasks_cached
             result.build_reports = built.report.folder
-            handles = {}
             for spec in plan.specs:
                 problem = built.problems.get(spec.name)
                 if problem is None:
@@ -140,9 +152,15 @@ def compile_graph(gm: fx.GraphModule, options: Options) -> Any:
                     result.left_out += [LeftOut(n.name, describe(n),
                                                 f"kernel {spec.qualname} cannot run: {problem}")
                                         for n in spec.nodes]
-            if handles:
-                compiled = CompiledGraph(gm, plan.specs, handles, built.device)
-                result.graph = compiled
+        matrices: dict[fx.Node, tuple[MatrixTerm, KernelHandle]] = {}
+        if plan.matrices:
+            device = device or open_plans([], options.target)
+            matrices = _matrix_handles(plan.matrices, device, options, result)
+        order = {node.name: i for i, node in enumerate(gm.graph.nodes)}
+        result.kernels.sort(key=lambda k: order.get(k.nodes[-1], 0))  # graph order
+        if device is not None and (handles or matrices):
+            compiled = CompiledGraph(gm, plan.specs, handles, device, matrices)
+            result.graph = compiled
     finally:
         validator.close()
     result.seconds = time.perf_counter() - started
@@ -150,6 +168,43 @@ def compile_graph(gm: fx.GraphModule, options: Options) -> Any:
     if options.verbose:
         print(result, file=sys.stderr)
     return compiled
+
+
+def _matrix_handles(terms: list[MatrixTerm], device: Device, options: Options,
+                    result: CompileReport) -> dict[fx.Node, tuple[MatrixTerm, KernelHandle]]:
+    """The bundled contraction kernels the matrix nodes run on, added to ``device`` at the
+    compile's rung (or the highest below it the kernel has), their models built now; a
+    kernel that cannot run leaves its nodes to torch, with the reason."""
+    library = Library(paths.library_dir())
+    handles: dict[str, KernelHandle | str] = {}
+    found: dict[fx.Node, tuple[MatrixTerm, KernelHandle]] = {}
+    for term in terms:
+        if term.kernel not in handles:
+            kernel = library.get(term.kernel)
+            rung = max(r for r in kernel.rungs if r <= options.rung) \
+                if min(kernel.rungs) <= options.rung else min(kernel.rungs)
+            made = ladder_plan(kernel, rung, "float32")
+            cus = made.placement.compute_units
+            device.program.add(ProgramVariant(made, cus, default_cu_names(made.top, cus)))
+            try:
+                handle = device.kernel(term.kernel)
+                handle.target("float32")  # builds (or finds) the emulation model
+                handles[term.kernel] = handle
+            except (KernelUnavailable, ToolError) as err:
+                handles[term.kernel] = str(err)
+        got = handles[term.kernel]
+        problem = got if isinstance(got, str) else None
+        kernel_source = library.get(term.kernel).source
+        result.kernels.append(KernelEntry(
+            term.kernel, "contraction", tuple(n.name for n in (*term.absorbed, term.node)),
+            tuple(n.name for n in term.operands), kernel_source, problem))
+        if isinstance(got, str):
+            _refused(term.kernel, got, options.strict)
+            result.left_out.append(LeftOut(term.node.name, describe(term.node),
+                                           f"kernel {term.kernel} cannot run: {got}"))
+            continue
+        found[term.node] = (term, got)
+    return found
 
 
 def _refused(qualname: str, problem: str, strict: bool) -> None:

@@ -11,6 +11,7 @@ kernel: a kernel has one output. A full reduction ends its kernel too.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -20,7 +21,7 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 from fpgakern.compiler import support
 from fpgakern.compiler.specs import FusedSpec, build_spec
-from fpgakern.compiler.support import Term, Unsupported
+from fpgakern.compiler.support import MatrixTerm, Term, Unsupported
 
 # A group's spec, checked: None when the spec language takes it, else why not.
 Validate = Callable[[FusedSpec], str | None]
@@ -44,6 +45,8 @@ class Fusion:
     specs: list[FusedSpec] = field(default_factory=list)
     left_out: list[Unsupported] = field(default_factory=list)
     partitions: int = 0
+    # Matrix nodes (mm, addmm, bmm) run on library contraction kernels, in graph order.
+    matrices: list[MatrixTerm] = field(default_factory=list)
 
     def spec_of(self, node: fx.Node) -> FusedSpec | None:
         """The kernel whose result ``node`` is (None: ``node`` is not a kernel's result)."""
@@ -67,7 +70,11 @@ def plan(gm: fx.GraphModule, validate: Validate) -> Fusion:
     for node in gm.graph.nodes:
         if node.op in ("placeholder", "output", "get_attr"):
             continue
-        lowered = support.lower(node)
+        matrix = support.lower_matrix(node)
+        if isinstance(matrix, MatrixTerm):
+            fusion.matrices.append(matrix)
+            continue
+        lowered = matrix or support.lower(node)
         if isinstance(lowered, Term):
             terms[node] = lowered
         else:
@@ -77,6 +84,13 @@ def plan(gm: fx.GraphModule, validate: Validate) -> Fusion:
         if term.role == "pick" and term.operands[0] not in terms:
             del terms[node]
             fusion.left_out.append(Unsupported(node, "picks a result of a node left to torch"))
+    # A relu that alone reads a Linear's result is the linear_relu kernel's epilogue.
+    fusion.matrices = [_with_epilogue(m, terms) for m in fusion.matrices]
+    # A transpose read by matrix kernels alone is theirs (they read the tensor under it).
+    absorbed = {n for m in fusion.matrices for n in m.absorbed}
+    for node in (*absorbed, *(m.node for m in fusion.matrices)):
+        terms.pop(node, None)
+    fusion.left_out = [u for u in fusion.left_out if u.node not in absorbed]
     partitioner = CapabilityBasedPartitioner(gm, _Support(terms),
                                              allows_single_node_partition=True)
     partitions = partitioner.propose_partitions()
@@ -88,6 +102,21 @@ def plan(gm: fx.GraphModule, validate: Validate) -> Fusion:
         fusion.specs.append(build_spec(group.terms))
     fusion.left_out.sort(key=lambda u: order[u.node])
     return fusion
+
+
+def _with_epilogue(term: MatrixTerm, terms: dict[fx.Node, Term]) -> MatrixTerm:
+    """``relu(linear(...))`` on matrix_ops/linear_relu, when the relu is the Linear's only
+    user: the relu node becomes the kernel's result, the Linear's node is absorbed."""
+    users = list(term.node.users)
+    epilogue = support.EPILOGUES.get(term.kernel)
+    if epilogue is None or len(users) != 1 or users[0] not in terms:
+        return term
+    user = users[0]
+    op, kernel = epilogue
+    if user.target is not op or user.args[0] is not term.node:
+        return term
+    return dataclasses.replace(term, node=user, kernel=kernel,
+                               absorbed=(*term.absorbed, term.node))
 
 
 def _group(gm: fx.GraphModule, terms: dict[fx.Node, Term], part_of: dict[fx.Node, int],

@@ -17,7 +17,9 @@ import torch
 from torch import fx
 
 from fpgakern.compiler.specs import FusedSpec
+from fpgakern.compiler.support import MatrixTerm
 from fpgakern.ir.kernel import Kernel
+from fpgakern.runtime import matrix
 from fpgakern.runtime.device import Device, KernelHandle
 from fpgakern.runtime.resident import DeviceArray, Transfers
 from fpgakern.runtime.torch_ops import plus_zero
@@ -51,12 +53,25 @@ class CompiledGraph:
     _boxed_call = True
 
     def __init__(self, gm: fx.GraphModule, specs: list[FusedSpec],
-                 handles: dict[str, KernelHandle], device: Device) -> None:
+                 handles: dict[str, KernelHandle], device: Device,
+                 matrices: dict[fx.Node, tuple[MatrixTerm, KernelHandle]] | None = None
+                 ) -> None:
         self.gm = gm
         self.device = device
+        # Matrix nodes run on library contraction kernels (support.lower_matrix).
+        self.matrices = dict(matrices or {})
+        self._zeros: dict[tuple[int, ...], DeviceArray] = {}  # zero operands, kept
         # Only the kernels that run: a spec without a handle stays in torch, node by node.
         self.kernels = {s.nodes[-1]: (s, handles[s.name]) for s in specs if s.name in handles}
         self.inside = {n for s, _ in self.kernels.values() for n in s.nodes[:-1]}
+        # What a matrix kernel reads through or computes itself (a Linear's t node, the
+        # Linear under a fused relu): not run in torch when only such kernels use it.
+        absorbed = {n: m for m, _ in self.matrices.values() for n in (*m.absorbed, m.node)}
+        for term, _ in self.matrices.values():
+            for node in term.absorbed:
+                if all(user in absorbed and node in absorbed[user].absorbed
+                       for user in node.users):
+                    self.inside.add(node)
         self.last_call: CallStats | None = None
         self._kept: dict[fx.Node, _Resident] = {}  # graph inputs' device copies
 
@@ -78,6 +93,14 @@ class CompiledGraph:
             elif node in self.kernels:
                 spec, handle = self.kernels[node]
                 env[node] = self._run(spec, handle, env, stats)
+            elif node in self.matrices:
+                term, handle = self.matrices[node]
+                env[node] = self._matrix(term, handle, env, stats)
+            elif _is_view(node) and isinstance(env.get(node.args[0]), DeviceArray) \
+                    and env[node.args[0]].contiguous:
+                # A view of a contiguous device array is the same memory, reshaped.
+                source = env[node.args[0]]
+                env[node] = DeviceArray(source.device, source.buffer, _result_shape_of(node))
             elif node.op == "get_attr":
                 env[node] = getattr(self.gm, str(node.target))
             else:
@@ -111,6 +134,25 @@ class CompiledGraph:
             self._kept[node] = _Resident(value, array)
         return array
 
+    def _matrix(self, term: MatrixTerm, handle: KernelHandle, env: dict[fx.Node, Any],
+                stats: CallStats) -> Any:
+        """A matrix node on its contraction kernel: operands on the device (a weight kept
+        there across calls), the result left there for the next kernel."""
+        operands: list[DeviceArray] = [self._device(n, env[n]) for n in term.operands]
+        if term.zeros is not None:
+            if term.zeros not in self._zeros:
+                self._zeros[term.zeros] = self.device.upload(np.zeros(term.zeros, np.float32))
+            operands.append(self._zeros[term.zeros])
+        out = matrix.call(handle, tuple(operands), dict(term.scalars), resident=True)
+        stats.kernel_calls += 1
+        cycles = handle.last_call.cycles if handle.last_call is not None else None
+        if cycles is not None:
+            stats.cycles = (stats.cycles or 0) + cycles
+        assert isinstance(out, DeviceArray)
+        if term.plus_zero:  # torch's bmm sums from +0: a zero result is +0
+            return plus_zero(torch.from_numpy(out.to_numpy()))
+        return out
+
     def _run(self, spec: FusedSpec, handle: KernelHandle, env: dict[fx.Node, Any],
              stats: CallStats) -> Any:
         operands = [self._device(n, env[n]) for n in spec.inputs]
@@ -139,6 +181,21 @@ def _sums(kernel: Kernel) -> bool:
         staged = kernel.staged(kernel.dtypes[0])
         final = staged.final if staged is not None else None
     return final is not None and final.name in ("sum", "mean")
+
+
+_VIEWS = ("view", "_unsafe_view", "reshape")
+
+
+def _is_view(node: fx.Node) -> bool:
+    op = node.target
+    return (node.op == "call_function" and isinstance(op, torch._ops.OpOverload)
+            and op.overloadpacket.__name__ in _VIEWS and bool(node.args)
+            and isinstance(node.args[0], fx.Node)
+            and isinstance(node.meta.get("val"), torch.Tensor))
+
+
+def _result_shape_of(node: fx.Node) -> tuple[int, ...]:
+    return tuple(int(d) for d in node.meta["val"].shape)
 
 
 def _result_shape(spec: FusedSpec) -> tuple[int, ...]:

@@ -56,12 +56,14 @@ class CompileReport:
         return self.graph.last_call if self.graph is not None else None
 
     def lines(self) -> list[str]:
+        matrices = sum(k.kind == "contraction" for k in self.running)
+        library = f", {matrices} matrix kernel(s) of the library" if matrices else ""
         out = [f"fpgakern compile: {self.graph_nodes} operator node(s) on {self.target}, "
                f"rung {self.rung}, in {self.seconds:.1f} s",
-               f"  {len(self.running)} fused kernel(s) from {self.partitions} "
-               f"partition(s); build: {self.tasks_run} task(s) run, {self.tasks_cached} "
-               f"cached" + (f" (reports: {display_path(self.build_reports)})"
-                            if self.build_reports else "")]
+               f"  {len(self.running) - matrices} fused kernel(s) from {self.partitions} "
+               f"partition(s){library}; build: {self.tasks_run} task(s) run, "
+               f"{self.tasks_cached} cached" + (f" (reports: {display_path(self.build_reports)})"
+                                                if self.build_reports else "")]
         for k in self.kernels:
             state = "" if k.problem is None else f"  NOT RUN: {k.problem}"
             out.append(f"  kernel {k.qualname} ({k.kind}): {' '.join(k.nodes)} "

@@ -22,7 +22,7 @@ from torch import fx
 
 from fpgakern import paths
 from fpgakern.ir import shapes
-from fpgakern.ir.kernel import NO_HOST_KINDS, Kernel
+from fpgakern.ir.kernel import NO_RUNTIME_KINDS, Kernel
 from fpgakern.ir.ops import OPS, Accuracy
 from fpgakern.runtime.torch_ops import mirror_path, torch_keyword
 from fpgakern.spec.library import Library
@@ -117,13 +117,15 @@ def describe(node: fx.Node) -> str:
 def mirrored(*, runnable: bool = True) -> dict[str, list[Kernel]]:
     """Float32 kernels of the bundled library by the aten name of the operator they
     mirror, in library order (``binary_ops/mul`` before ``binary_ops/mul_scalar``).
-    ``runnable=False``: the kernels of the kinds with no host wrapper yet instead
-    (NO_HOST_KINDS), which the backend names as the reason an op stays in torch."""
+    ``runnable=False``: the kernels of the kinds the runtime cannot run instead
+    (NO_RUNTIME_KINDS), which the backend names as the reason an op stays in torch.
+    Contractions are not in it: they run as library kernels of their own
+    (:func:`lower_matrix`), never fused into a spec."""
     table: dict[str, list[Kernel]] = {}
     for kernel in Library(paths.library_dir()).kernels:
         if "float32" not in kernel.dtypes or kernel.transform is not None:
             continue
-        if (kernel.kind in NO_HOST_KINDS) == runnable:
+        if (kernel.kind in NO_RUNTIME_KINDS) == runnable or kernel.kind == "contraction":
             continue
         if kernel.kind == "reduction":
             continue  # full reductions come from the op table (REDUCTIONS)
@@ -243,7 +245,8 @@ def lower(node: fx.Node) -> Term | Unsupported:
     if not kernels:
         waiting = mirrored(runnable=False).get(name)
         if waiting:
-            return Unsupported(node, f"{waiting[0].qualname}: {NO_HOST_KINDS[waiting[0].kind]}")
+            return Unsupported(node, f"{waiting[0].qualname}: "
+                                     f"{NO_RUNTIME_KINDS[waiting[0].kind]}")
         return Unsupported(node, f"no fpgakern kernel or operator mirrors aten.{name}")
     if name in EXCLUDED:
         return Unsupported(node, EXCLUDED[name])
@@ -422,7 +425,7 @@ def _reduction(node: fx.Node, op: torch._ops.OpOverload, reduce: str,
     if reduce not in OPS or OPS[reduce].kind != "reduce":
         return Unsupported(node, f"{reduce} is not a reduction of the op table")
     dims = bound.get("dim")
-    keepdim = bool(bound.get("keepdim", False))
+    keepdim = bool(bound.get("keepdim"))
     every = dims is None or (isinstance(dims, list | tuple) and (
         len(dims) == 0 or sorted(d % max(value.dim(), 1) for d in dims)
         == list(range(value.dim()))))
@@ -452,3 +455,118 @@ def _pick(node: fx.Node) -> Term | Unsupported:
             source.target.overloadpacket.__name__ not in ROW_KERNELS:
         return Unsupported(node, "picks a result of a node the backend does not run")
     return Term(node, operand(0), (source,), "pick", source="getitem")
+
+
+# --------------------------------------------------------------------------- matrices
+
+# The aten matrix products the backend runs on the bundled contraction kernels.
+MATRIX_OPS = ("mm", "addmm", "bmm")
+MATRIX_CATEGORY = "matrix_ops"
+# Nodes that only transpose a 2-D operand (a Linear's ``t(weight)``): absorbed into the
+# matrix node they feed, which reads the untransposed tensor in the kernel's index order.
+_TRANSPOSES = ("t", "transpose", "permute")
+
+
+# Elementwise epilogues a library contraction kernel computes after its kernel's own:
+# kernel -> (the aten operator applied to its result, the kernel that fuses it).
+EPILOGUES = {f"{MATRIX_CATEGORY}/linear": (torch.ops.aten.relu.default,
+                                           f"{MATRIX_CATEGORY}/linear_relu")}
+
+
+@dataclass(frozen=True)
+class MatrixTerm:
+    """A matrix node run on a library contraction kernel (not fused into a spec).
+
+    ``operands`` are the kernel's inputs in spec order (a Linear's weight as it is:
+    the linear kernel reads ``mk,nk->mn``, so ``t(weight)`` costs no copy); ``zeros`` a
+    further input of zeros of that shape the kernel adds (``mm`` as ``linear`` with a
+    zero bias: torch's +0 for a zero sum, the same bits as ``mm`` otherwise);
+    ``absorbed`` the transpose nodes it reads through."""
+
+    node: fx.Node
+    kernel: str  # qualname of the library kernel
+    operands: tuple[fx.Node, ...]
+    scalars: tuple[tuple[str, float], ...] = ()
+    zeros: tuple[int, ...] | None = None
+    absorbed: tuple[fx.Node, ...] = ()
+    plus_zero: bool = False  # the result comes to the host as +0 where zero (bmm)
+
+
+def _transposed(value: object) -> fx.Node | None:
+    """The 2-D tensor a transpose node reads (None: ``value`` is no such node)."""
+    if not isinstance(value, fx.Node) or value.op != "call_function":
+        return None
+    op = value.target
+    if not isinstance(op, torch._ops.OpOverload):
+        return None
+    name = op.overloadpacket.__name__
+    source = value.args[0] if value.args else None
+    meta = _meta(source)
+    if name not in _TRANSPOSES or meta is None or meta.dim() != 2:
+        return None
+    dims: Any = list(value.args[1:3]) if name == "transpose" else (
+        list(value.args[1]) if name == "permute" and isinstance(value.args[1], list | tuple)
+        else [1, 0])
+    if [d % 2 if isinstance(d, int) else d for d in dims] not in ([1, 0], [0, 1]) or (
+            name == "permute" and dims[0] % 2 != 1):
+        return None
+    if not all(_matrix_name(user) in ("mm", "addmm") for user in value.users):
+        return None  # torch needs the transpose too: the kernel reads it as torch does
+    return source if isinstance(source, fx.Node) else None
+
+
+def _matrix_name(node: fx.Node) -> str | None:
+    op = node.target
+    if node.op != "call_function" or not isinstance(op, torch._ops.OpOverload):
+        return None
+    return op.overloadpacket.__name__
+
+
+def lower_matrix(node: fx.Node) -> MatrixTerm | Unsupported | None:
+    """A matrix node (aten.mm, addmm, bmm) as a library kernel call, or why it stays in
+    torch; None for every other node."""
+    op = node.target
+    if node.op != "call_function" or not isinstance(op, torch._ops.OpOverload):
+        return None
+    name = op.overloadpacket.__name__
+    if name not in MATRIX_OPS:
+        return None
+    out, problem = _common(node)
+    if problem is not None or out is None:
+        return Unsupported(node, problem or "no result")
+    bound = _bind(op, node)
+    a, b = bound["self" if name != "addmm" else "mat1"], bound["mat2"]
+    if not isinstance(a, fx.Node) or not isinstance(b, fx.Node):
+        return Unsupported(node, "its operands are not traced tensors")
+    weight = _transposed(b)
+    if name == "bmm":
+        return MatrixTerm(node, f"{MATRIX_CATEGORY}/bmm", (a, b),
+                          plus_zero=True)
+    n = int(out.shape[1])
+    if name == "mm":
+        if weight is not None:
+            return MatrixTerm(node, f"{MATRIX_CATEGORY}/linear", (a, weight),
+                              zeros=(n,), absorbed=(b,))
+        return MatrixTerm(node, f"{MATRIX_CATEGORY}/addmm", (a, b),
+                          (("beta", 1.0), ("alpha", 1.0)), zeros=tuple(out.shape))
+    z = bound["self"]
+    beta, alpha = bound.get("beta", 1), bound.get("alpha", 1)
+    if _literal(beta) is None or _literal(alpha) is None:
+        return Unsupported(node, "beta and alpha must be finite numbers")
+    if beta == 0:
+        return Unsupported(node, "beta=0: torch ignores input (its NaN and inf are not "
+                                 "propagated); the kernel computes beta * input")
+    z_meta = _meta(z)
+    if not isinstance(z, fx.Node) or z_meta is None:
+        return Unsupported(node, "its input is not a traced tensor")
+    if (weight is not None and beta == 1 and alpha == 1
+            and tuple(z_meta.shape) == (n,)):
+        return MatrixTerm(node, f"{MATRIX_CATEGORY}/linear",
+                          (a, weight, z), absorbed=(b,))
+    if tuple(z_meta.shape) != tuple(out.shape):
+        return Unsupported(node, f"input of shape {list(z_meta.shape)} broadcasts to "
+                                 f"{list(out.shape)} (the addmm kernel reads a whole (M, N) "
+                                 "input; a Linear's (N,) bias runs on the linear kernel)")
+    return MatrixTerm(node, f"{MATRIX_CATEGORY}/addmm",
+                      (a, b, z),
+                      (("beta", float(beta)), ("alpha", float(alpha))))

@@ -25,7 +25,7 @@ from fpgakern.backends.hls import spectral
 from fpgakern.backends.hls.cexpr import CSpelling
 from fpgakern.backends.rtl.generate import generate as generate_rtl
 from fpgakern.errors import ToolError, UsageError
-from fpgakern.interface import Arg, interface
+from fpgakern.interface import CONTRACTION_UNIT_ARGS, Arg, interface
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import Plan
 from fpgakern.tools import gxx, verilator
@@ -90,15 +90,22 @@ def _sw_context(plan: Plan, kernel_file: str) -> dict[str, object]:
     transform_types = None
     if plan.kernel.transform is not None:  # each pointer its own type (hls.spectral)
         transform_types = spectral.pointer_types(plan.kernel.transform, plan.rung.index)
+    contraction = plan.kernel.contraction is not None
     for index, arg in enumerate(iface.pointers):
-        param = spelling.param(arg)  # e.g. "const word_t* a"
-        ctype = param.rsplit("*", 1)[0].strip()
+        if contraction:  # element pointers at every rung (backends/hls/matrix.py)
+            ctype = ("const " if arg.direction == "in" else "") + plan.arch.pointer_dtype(
+                arg.name).ctype
+        else:
+            param = spelling.param(arg)  # e.g. "const word_t* a"
+            ctype = param.rsplit("*", 1)[0].strip()
         if transform_types is not None:
             ctype = ("const " if arg.direction == "in" else "") + transform_types[index]
         pointers.append({"name": arg.name, "ctype": ctype, "offset": arg.offset,
                          "bytes": _pointer_bytes(plan, arg.name, word_bytes),
                          "write": arg.direction == "out"})
-    size_names = plan.kernel.size_args
+    size_names: tuple[str, ...] = plan.kernel.size_args
+    if contraction and plan.rung.multi_cu:  # a CU's unit and units: ints, after the sizes
+        size_names = (*size_names, *CONTRACTION_UNIT_ARGS)
     scalar_type = DTYPES[plan.dtype.scalar_dtype].ctype  # complex64's scalars: float
     # A register kernel's results are scalars the kernel writes (int&): locals it is given,
     # copied into the CU's result copy after the call (fkemu_sw_model.hpp).
@@ -144,6 +151,8 @@ def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
         element = kernel.pointer_dtype(pointer, plan.dtype.name).bytes
         return (f"static_cast<uint64_t>(rows > 0 ? rows : 0) * "
                 f"static_cast<uint64_t>(({count} + {lanes - 1}) / {lanes} * {lanes}) * {element}")
+    if kernel.contraction is not None:
+        return _contraction_bytes(plan, pointer)
     lay = kernel.layout
     kind = kernel.kind
     table = lay is not None and pointer in lay.channel_inputs
@@ -158,6 +167,21 @@ def _pointer_bytes(plan: Plan, pointer: str, word_bytes: int) -> str:
     if kind == "row_reduction" and output:
         return f"words(rows) * {word_bytes}"
     return f"static_cast<uint64_t>(rows > 0 ? rows : 0) * words(cols) * {word_bytes}"
+
+
+def _contraction_bytes(plan: Plan, pointer: str) -> str:
+    """A contraction's operand, further input or output: the product of the sizes of its
+    indices (batch, m, n, k by their roles), contiguous in its index order, as the kernel
+    reads it (backends/hls/matrix.py) and the runtime lays it out (runtime/matrix.py)."""
+    kernel = plan.kernel
+    c = kernel.contraction
+    assert c is not None
+    indices = {kernel.inputs[0]: c.a, kernel.inputs[1]: c.b, kernel.output: c.out,
+               **dict(kernel.indices)}[pointer]
+    sizes = {c.batch: "batch", c.free_a: "m", c.free_b: "n", c.summed: "k"}
+    factors = [f"static_cast<uint64_t>({sizes[i]} > 0 ? {sizes[i]} : 0)" for i in indices]
+    element = kernel.pointer_dtype(pointer, plan.dtype.name).bytes
+    return " * ".join([*factors, str(element)])
 
 
 def sw_model(plan: Plan, hls_dir: Path | None = None) -> ModelLibrary:

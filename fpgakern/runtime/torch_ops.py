@@ -37,6 +37,13 @@ mirrored operator's own signature (``torch_shaped.SIGNATURES``): tensors keep th
 shapes, per-channel and per-column operands theirs, and what the kernel does not cover
 (training mode, another ``dim``, other dtypes, too many channels) falls back with its
 reason.
+
+Contraction kernels (matrix_ops: mm, bmm, addmm, linear) take the mirrored operator's
+signature too (``torch_matrix.SIGNATURES``), and ``matmul`` runs torch.matmul's
+broadcasting on the mm and bmm kernels. Their int32 results are torch's bits; float32
+results are the kernel's declared summation order, within its stated bound of the exact
+product (docs/matrix.md, "Bound"), as torch's BLAS is within its own: they agree to
+rounding, as a float ``sum`` does.
 """
 
 from __future__ import annotations
@@ -58,9 +65,10 @@ import torch
 
 from fpgakern.errors import FpgakernError, ToolError, UsageError, display_path
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
-from fpgakern.runtime import torch_shaped, torch_spectral
+from fpgakern.runtime import matrix, torch_matrix, torch_shaped, torch_spectral
 from fpgakern.runtime.device import Device, KernelHandle, KernelUnavailable
 from fpgakern.runtime.device import open as open_device
+from fpgakern.runtime.torch_matrix import MatrixSignature
 from fpgakern.runtime.torch_shaped import Signature
 from fpgakern.spec.library import Library
 
@@ -83,7 +91,7 @@ class FallbackError(FpgakernError, RuntimeError):
 
 
 _state: dict[str, Any] = {"device": None, "strict": None, "warned": set(), "library": None,
-                          "kernels": {}}
+                          "kernels": {}, "composite": set()}
 _lib: torch.library.Library | None = None
 
 
@@ -455,13 +463,19 @@ def _fallback_to(kernel: Kernel, reason: str,
                  call: Callable[[], torch.Tensor]) -> torch.Tensor:
     """Run ``call`` (the mirrored operator on the op's arguments) instead of the kernel,
     warning once per kernel and reason, or raise in strict mode."""
-    mirror = mirror_path(kernel)
-    where = f"torch.ops.{NAMESPACE}.{kernel.name}: {reason}"
+    return _fallback_named(kernel.name, mirror_path(kernel), kernel.qualname, reason, call)
+
+
+def _fallback_named(name: str, mirror: str, key_name: str, reason: str,
+                    call: Callable[[], torch.Tensor]) -> torch.Tensor:
+    """:func:`_fallback_to` for op ``name`` mirroring ``mirror`` (warned once per
+    ``key_name`` and reason): also the ops of no kernel of their own (``matmul``)."""
+    where = f"torch.ops.{NAMESPACE}.{name}: {reason}"
     if is_strict():
         raise FallbackError(f"{where}; strict mode forbids running {mirror} on the CPU "
                             f"instead (fpgakern.runtime.torch_ops.use(..., strict=False) "
                             f"or {STRICT_ENV}=0 allow it)")
-    key = (kernel.qualname, reason)
+    key = (key_name, reason)
     if key not in _state["warned"]:
         _state["warned"].add(key)
         warnings.warn(f"{where}; running {mirror} on the CPU instead", FallbackWarning,
@@ -603,6 +617,68 @@ def _make_shaped_impl(kernel: Kernel, sig: Signature) -> Callable[..., torch.Ten
     return impl
 
 
+def _run_matrix(bound: torch_matrix.MatrixCall) -> torch.Tensor | str:
+    """One call on a contraction kernel's op (``bound.kernel``): torch's answer, or why
+    the kernel cannot give it (a fallback)."""
+    runs = _state["kernels"].get(bound.kernel.rsplit("/", 1)[-1])
+    if runs is None or runs.qualname != bound.kernel:
+        return f"no op of {bound.kernel}, which this call needs"
+    handle = _handle(runs, _TORCH_DTYPES[bound.tensors[0].dtype])
+    if isinstance(handle, str):
+        return handle
+    try:
+        out = matrix.call(handle, tuple(t.detach().numpy() for t in bound.tensors),
+                          bound.scalars)
+    except UsageError as err:
+        raise RuntimeError(f"torch.ops.{NAMESPACE}.{runs.name}: {err}") from None
+    assert isinstance(out, np.ndarray)
+    answer = torch.from_numpy(out).reshape(bound.shape)
+    return plus_zero(answer) if bound.plus_zero and answer.is_floating_point() else answer
+
+
+def _make_matrix_impl(name: str, mirror: str, qualname: str, sig: MatrixSignature
+                      ) -> Callable[..., torch.Tensor]:
+    """A contraction op: torch's signature (torch_matrix.SIGNATURES), torch's errors for
+    arguments torch refuses, the result in torch's shape and dtype."""
+
+    def impl(*args: Any, **kwargs: Any) -> torch.Tensor:
+        arguments = sig.arguments(args, kwargs)
+        inputs = tuple(v for v in arguments.values() if isinstance(v, torch.Tensor))
+
+        def call() -> torch.Tensor:
+            return _owned(resolve_mirror(mirror)(**arguments), inputs)
+
+        bound = sig.bind(qualname, arguments)
+        if bound == torch_matrix.TORCH_REFUSES:
+            given = call()  # raises torch's own error; should it answer, a fallback
+            return _fallback_named(name, mirror, qualname,
+                                   f"{bound}, it seems, but torch answered", lambda: given)
+        if isinstance(bound, str):
+            return _fallback_named(name, mirror, qualname, bound, call)
+        if math.prod(bound.shape) == 0:
+            return call()  # nothing to compute: torch's own answer, no fallback
+        ran = _run_matrix(bound)
+        if isinstance(ran, str):
+            return _fallback_named(name, mirror, qualname, ran, call)
+        return ran
+
+    return impl
+
+
+def _register_matmul(lib: torch.library.Library) -> None:
+    """``torch.ops.fpgakern.matmul``: torch.matmul's broadcasting of batch dimensions and
+    1-D operands, on the mm and bmm kernels (torch_matrix.MATMUL); no kernel of its own."""
+    sig = torch_matrix.MATMUL
+    mm = _state["kernels"]["mm"]
+    lib.define(f"matmul{sig.schema}")
+    lib.impl("matmul", _make_matrix_impl("matmul", "torch.matmul", mm.qualname, sig), "CPU")
+    torch.library.register_fake(
+        f"{NAMESPACE}::matmul",
+        lambda *args, **kwargs: torch.matmul(**sig.arguments(args, kwargs)).contiguous(),
+        lib=lib)
+    _state["composite"].add("matmul")
+
+
 def schema(kernel: Kernel) -> str:
     tensors = ", ".join([*(f"Tensor {name}" for name in kernel.inputs),
                          *filter(None, [TORCH_POSITIONAL_OPTIONS.get(mirror_path(kernel))])])
@@ -629,7 +705,8 @@ def _make_impl(kernel: Kernel) -> Callable[..., torch.Tensor]:
     return impl
 
 
-def _make_fake(kernel: Kernel, sig: Signature | None = None) -> Callable[..., torch.Tensor]:
+def _make_fake(kernel: Kernel, sig: Signature | MatrixSignature | None = None
+               ) -> Callable[..., torch.Tensor]:
     def fake(*args: Any, **kwargs: Any) -> torch.Tensor:
         # The mirrored operator on the fake tensors: torch's own shape and dtype rules.
         if sig is not None:  # torch's signature: hand the twin its arguments by name
@@ -656,6 +733,9 @@ def register(library: Library | None = None) -> list[str]:
             continue
         if kernel.kind in _SIGNED_KINDS and mirror_path(kernel) not in SIGNATURES:
             continue  # no torch signature to take its shapes by: no op
+        if kernel.kind == "contraction" and \
+                mirror_path(kernel) not in torch_matrix.SIGNATURES:
+            continue  # linear_relu: no torch operator of its own
         try:
             cpu_twin(kernel)
         except UsageError as err:
@@ -669,15 +749,26 @@ def register(library: Library | None = None) -> list[str]:
     for kernel in new:
         assert _lib is not None
         sig = SIGNATURES.get(mirror_path(kernel)) if kernel.kind in _SIGNED_KINDS else None
-        if sig is not None:
+        matrix_sig = torch_matrix.SIGNATURES.get(mirror_path(kernel)) \
+            if kernel.kind == "contraction" else None
+        if matrix_sig is not None:
+            _lib.define(f"{kernel.name}{matrix_sig.schema}")
+            _lib.impl(kernel.name, _make_matrix_impl(kernel.name, mirror_path(kernel),
+                                                     kernel.qualname, matrix_sig), "CPU")
+        elif sig is not None:
             _lib.define(f"{kernel.name}{sig.schema}")
             _lib.impl(kernel.name, _make_shaped_impl(kernel, sig), "CPU")
         else:
             _lib.define(f"{kernel.name}{schema(kernel)}")
             _lib.impl(kernel.name, _make_impl(kernel), "CPU")
-        torch.library.register_fake(f"{NAMESPACE}::{kernel.name}", _make_fake(kernel, sig),
-                                    lib=_lib)
+        torch.library.register_fake(f"{NAMESPACE}::{kernel.name}",
+                                    _make_fake(kernel, matrix_sig or sig), lib=_lib)
         _state["kernels"][kernel.name] = kernel
+    mm = _state["kernels"].get("mm")
+    if mm is not None and mm.kind == "contraction" and "matmul" not in _state["composite"] \
+            and "matmul" not in _state["kernels"]:
+        assert _lib is not None
+        _register_matmul(_lib)
     return [k.name for k in library.kernels if k.name in _state["kernels"]]
 
 

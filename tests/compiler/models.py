@@ -45,3 +45,16 @@ def aten_graph(fn: Any, *inputs: torch.Tensor) -> fx.GraphModule:
         torch.compile(fn, backend=aot_autograd(fw_compiler=capture), dynamic=False)(*inputs)
     assert len(graphs) == 1, f"expected one graph, got {len(graphs)}"
     return graphs[0]
+
+
+class Mlp(nn.Module):
+    """A transformer's MLP: Linear -> GELU -> Linear, plus the residual (issue 30's
+    must-show: both Linears on the matrix kernels, the weights kept on the device)."""
+
+    def __init__(self, d: int = 32, hidden: int = 64) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(d, hidden)
+        self.fc2 = nn.Linear(hidden, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.fc2(nn.functional.gelu(self.fc1(x)))

@@ -10,7 +10,6 @@ import torch.nn.functional as F  # noqa: E402
 from fpgakern.compiler import fusion  # noqa: E402
 from fpgakern.compiler.build import Validator  # noqa: E402
 from fpgakern.compiler.fusion import Fusion  # noqa: E402
-from fpgakern.ir.kernel import NO_HOST_KINDS  # noqa: E402
 
 from .models import D, MlpBlock, aten_graph  # noqa: E402
 
@@ -42,8 +41,10 @@ def test_mlp_block_fuses_its_pointwise_part_into_two_kernels(validator):
                      "getitem"]),
         ("reduction", ["sum_1"]),
     ]
-    assert left(plan) == {"t": "no fpgakern kernel or operator mirrors aten.t",
-                          "addmm": "matrix_ops/addmm: " + NO_HOST_KINDS["contraction"]}
+    # The Linear runs on the library's linear kernel, reading the weight through t.
+    assert left(plan) == {}
+    assert [(m.kernel, m.node.name, [n.name for n in m.absorbed]) for m in plan.matrices] \
+        == [("matrix_ops/linear", "addmm", ["t"])]
     first = plan.specs[0]
     assert [n.name for n in first.inputs] == ["addmm", "arg2_1", "arg3_1", "arg4_1",
                                               "arg5_1"]
@@ -103,14 +104,45 @@ def test_row_reductions_along_the_last_dimension(validator):
      "normalized_shape=[4, 8]"),
     (lambda x: torch.div(x, 3.0, rounding_mode="floor"), [torch.randn(8)], "div",
      "rounding_mode"),
-    (lambda x: torch.matmul(x, x.t()), [torch.randn(4, 4)], "mm",
-     "matrix_ops/mm: the contraction kind has no host wrapper"),
+    (lambda x: torch.addmm(x, x, x, beta=0), [torch.randn(4, 4)], "addmm",
+     "beta=0: torch ignores input"),
+    (lambda x: torch.addmm(x[0], x, x), [torch.randn(4, 4)], "addmm",
+     "input of shape [4] broadcasts to [4, 4]"),
 ])
 def test_nodes_left_to_torch_say_why(validator, fn, inputs, node, reason):
     plan = plan_for(validator, fn, *inputs)
     reasons = left(plan)
     assert node in reasons, reasons
     assert reason in reasons[node]
+
+
+def test_matrix_nodes_run_on_the_contraction_kernels(validator):
+    def f(x, w, b, y):
+        return (torch.mm(x, w.t()), torch.mm(x, y), F.linear(x, w, b),
+                torch.addmm(x, x, y, beta=2.0, alpha=0.5), torch.bmm(x[None], y[None]))
+    x, w, b, y = torch.randn(4, 6), torch.randn(6, 6), torch.randn(6), torch.randn(6, 6)
+    plan = plan_for(validator, f, x, w, b, y)
+    got = [(m.kernel, m.zeros, dict(m.scalars)) for m in plan.matrices]
+    assert got == [("matrix_ops/linear", (6,), {}),
+                   ("matrix_ops/addmm", (4, 6), {"beta": 1.0, "alpha": 1.0}),
+                   ("matrix_ops/linear", None, {}),
+                   ("matrix_ops/addmm", None, {"beta": 2.0, "alpha": 0.5}),
+                   ("matrix_ops/bmm", None, {})]
+    assert not any(u.node.target in (torch.ops.aten.t.default,) for u in plan.left_out)
+
+
+def test_a_relu_of_a_linear_is_the_linear_relu_kernel(validator):
+    w, b = torch.randn(6, 5), torch.randn(6)
+
+    def f(x):
+        h = F.linear(x, w, b)
+        return torch.relu(h), torch.relu(F.linear(x, w, b)) * 2.0, torch.relu(h) + h
+    plan = plan_for(validator, f, torch.randn(4, 5))
+    got = [(m.kernel, m.node.name, [n.name for n in m.absorbed]) for m in plan.matrices]
+    assert got == [("matrix_ops/linear", "addmm", ["t"]),  # h has three users
+                   ("matrix_ops/linear_relu", "relu_1", ["t_1", "addmm_1"])]
+    assert [n.name for s in plan.specs for n in s.nodes if n.name.startswith("relu")] == \
+        ["relu", "relu_2"]
 
 
 def test_gelu_picks_the_kernel_of_its_approximation(validator):

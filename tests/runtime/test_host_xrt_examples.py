@@ -659,4 +659,5 @@ def test_mailbox_of_a_stopped_kernel(example_programs, examples, tmp_path_factor
     xclbins = example_link(tmp_path_factory, examples, MAILBOX)
     done = run(example_programs["mailbox"], xclbins[target], "stopped", target=target)
     assert done.stdout.splitlines() == ["running: 12, 5 -> 17, 60", "state 4",
-                                        "stopped: 12, 5 -> 17, 60", "idle: 12, 5 -> 17, 60"]
+                                        "stopped: 12, 5 -> 17, 60",
+                                        "idle: 12, 5 -> 17, 60"]

@@ -1,0 +1,205 @@
+"""The host's side of a contraction kernel call (mm, bmm, addmm, linear; issue 30).
+
+A contraction kernel reads each tensor contiguous, row-major in the spec's index order
+(``mk,nk->mn``: ``x`` as (M, K), ``weight`` as (N, K)), so each input is laid out that way
+in a fresh 4 KiB-aligned buffer of whole 512-bit words (the one copy every numpy input
+gets; a strided view, such as ``w.T`` given to ``mm``, is gathered by that copy) or, a
+contiguous DeviceArray of the same device, read in place. Tiles are padded inside the
+kernel (it masks the edges), never on the host. The sizes ``batch, m, n, k`` come from
+the operands' shapes (``Contraction.sizes``, torch's words for a mismatch); the further
+inputs (``bias: n``) have the shape of their indices' sizes.
+
+Empty results need no kernel (no CU is started); ``k = 0`` runs the kernel, whose sums
+are +0 and whose epilogue still applies (addmm's ``beta * z``), as torch gives. At a
+multi-CU rung (3) every CU reads the same buffers and writes its own output tiles: CU u
+of U takes every U-th tile (registers ``unit`` and ``units``); a CU with no tile is not
+started.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fpgakern.errors import UsageError
+from fpgakern.ir.contraction import Contraction, ContractionError
+from fpgakern.ir.kernel import Kernel
+from fpgakern.ladder import Plan
+from fpgakern.runtime import host
+from fpgakern.runtime.resident import DeviceArray
+
+if TYPE_CHECKING:
+    from fpgakern.runtime.device import KernelHandle
+
+# The output tile a CU takes at the multi-CU rung (backends/hls/matrix.py's TM x TN).
+TILE = 32
+
+
+@dataclass(frozen=True)
+class Sizes:
+    batch: int
+    m: int
+    n: int
+    k: int
+
+    @property
+    def registers(self) -> dict[str, int]:
+        return {"batch": self.batch, "m": self.m, "n": self.n, "k": self.k}
+
+
+def tensor_indices(kernel: Kernel) -> dict[str, str]:
+    """Each tensor's indices: the operands', the further inputs' and the output's."""
+    c = kernel.contraction
+    assert c is not None, kernel.qualname
+    return {kernel.inputs[0]: c.a, kernel.inputs[1]: c.b, **dict(kernel.indices),
+            kernel.output: c.out}
+
+
+def index_sizes(c: Contraction, sizes: Sizes) -> dict[str, int]:
+    return {i: s for i, s in ((c.batch, sizes.batch), (c.free_a, sizes.m),
+                              (c.free_b, sizes.n), (c.summed, sizes.k)) if i is not None}
+
+
+def shape_of(kernel: Kernel, tensor: str, sizes: Sizes) -> tuple[int, ...]:
+    """The shape tensor ``tensor`` of the kernel has at these sizes."""
+    c = kernel.contraction
+    assert c is not None
+    extent = index_sizes(c, sizes)
+    return tuple(extent[i] for i in tensor_indices(kernel)[tensor])
+
+
+Operand = np.ndarray | DeviceArray
+
+
+def check(kernel: Kernel, arrays: tuple[object, ...], where: str
+          ) -> tuple[list[Operand], Sizes]:
+    """The inputs checked (numpy arrays of any strides, or DeviceArrays), and the sizes;
+    UsageError, one line, saying what to pass instead."""
+    c = kernel.contraction
+    assert c is not None, kernel.qualname
+    if len(arrays) != len(kernel.inputs):
+        raise UsageError(f"{where} takes {len(kernel.inputs)} array(s) "
+                         f"({', '.join(kernel.inputs)}), got {len(arrays)}")
+    checked: list[Operand] = []
+    for name, a in zip(kernel.inputs, arrays, strict=True):
+        if not isinstance(a, np.ndarray | DeviceArray):
+            raise UsageError(f"{where}: {name} must be a numpy array, got {type(a).__name__}")
+        checked.append(a)
+    dtypes = {a.dtype for a in checked}
+    if len(dtypes) > 1:
+        raise UsageError(f"{where}: inputs have different dtypes "
+                         f"({', '.join(sorted(str(d) for d in dtypes))}); kernels do not "
+                         "promote types")
+    a, b = checked[:2]
+    try:
+        found = c.sizes(tuple(a.shape), tuple(b.shape))
+    except ContractionError as err:
+        raise UsageError(f"{where}: {err}") from None
+    sizes = Sizes(*found)
+    for name, x in zip(kernel.inputs[2:], checked[2:], strict=True):
+        want = shape_of(kernel, name, sizes)
+        if tuple(x.shape) != want:
+            raise UsageError(f"{where}: {name} has shape {tuple(x.shape)}; the kernel reads "
+                             f"it as {want} (indices {tensor_indices(kernel)[name]}; "
+                             "broadcast it first)")
+    if max(sizes.batch, sizes.m, sizes.n, sizes.k) >= 2**31:
+        raise UsageError(f"{where}: sizes {sizes} do not fit the kernel's 32-bit registers")
+    return checked, sizes
+
+
+def _laid_out(a: Operand, dtype: np.dtype, device: object, uploads: list[int]) -> np.ndarray:
+    """``a`` as the buffer the kernel reads: a contiguous DeviceArray of this device in
+    place; else a fresh aligned buffer of whole words it is copied into (counted)."""
+    if isinstance(a, DeviceArray) and a.device is device and a.contiguous:
+        return a.buffer
+    values = a.to_numpy() if isinstance(a, DeviceArray) else a
+    buf = host.aligned_zeros(host.word_elements(values.size, dtype), dtype)
+    if values.size:
+        buf[:values.size].reshape(values.shape)[...] = values  # gathers any strides
+    uploads.append(buf.nbytes)
+    return buf
+
+
+def tiles(sizes: Sizes) -> int:
+    """Output tiles of one batch the tiled rungs walk (what rung 3's CUs share)."""
+    return math.ceil(sizes.m / TILE) * math.ceil(sizes.n / TILE)
+
+
+def prepare(plan: Plan, compute_units: int, arrays: list[Operand], sizes: Sizes,
+            scalars: dict[str, int], device: object = None) -> host.Prepared:
+    """The buffers and each CU's registers of one call."""
+    kernel = plan.kernel
+    dtype = plan.dtype.numpy
+    uploads: list[int] = []
+    buffers = [_laid_out(a, dtype, device, uploads) for a in arrays]
+    out_dtype = kernel.output_dtype(plan.dtype.name).numpy
+    count = sizes.batch * sizes.m * sizes.n
+    output = host.aligned_zeros(host.word_elements(count, out_dtype), out_dtype)
+    # A share's "words": a generous measure of its work, for the hw_emu timeout.
+    work = max(sizes.batch * sizes.m * sizes.n * max(sizes.k, 1), 1)
+    shares: list[host.Share] = []
+    if count:
+        units = min(compute_units, tiles(sizes)) if plan.rung.multi_cu else 1
+        for cu in range(units):
+            registers = sizes.registers
+            if plan.rung.multi_cu:
+                registers |= {"unit": cu, "units": units}
+            shares.append(host.Share(cu, buffers, output, count, work, registers))
+    out_shape = shape_of(kernel, kernel.output, sizes)
+    return host.Prepared(plan, count, shares, scalars, output, out_shape, uploads)
+
+
+def finish(prepared: host.Prepared) -> np.ndarray:
+    assert prepared.main_shape is not None
+    return prepared.output[:prepared.n].reshape(prepared.main_shape).copy()
+
+
+def call(handle: KernelHandle, arrays: tuple[object, ...], scalars: dict[str, object],
+         resident: bool = False) -> np.ndarray | DeviceArray:
+    """Run contraction kernel ``handle`` on ``arrays`` (numpy arrays or DeviceArrays of
+    its device), ``scalars`` by name: what ``KernelHandle.__call__`` does for the other
+    kinds. ``resident``: the result stays in device memory (a DeviceArray)."""
+    from fpgakern.runtime.device import CallInfo
+
+    kernel = handle.kernel
+    where = handle.name
+    if not isinstance(resident, bool | np.bool_):
+        raise UsageError(f"{where}: resident must be True or False, got {resident!r}")
+    for name, a in zip(kernel.inputs, arrays, strict=False):
+        if isinstance(a, DeviceArray) and a.device is not handle.device:
+            raise UsageError(f"{where}: {name} is a DeviceArray of another device "
+                             f"({a.device!r}); copy it with .to_numpy()")
+    checked, sizes = check(kernel, arrays, where)
+    dtype = checked[0].dtype.name
+    if dtype not in kernel.dtypes:
+        raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
+                         f"{', '.join(kernel.dtypes)}); convert with .astype()")
+    variant = handle.variant(dtype)
+    known = {s.name: s.default for s in kernel.scalars}
+    unknown = set(scalars) - set(known)
+    if unknown:
+        raise UsageError(f"{where}: unknown scalar(s) {', '.join(sorted(unknown))} "
+                         f"(the kernel takes: {', '.join(known) or 'none'})")
+    values = {name: host.scalar_bits(scalars.get(name, default), variant.plan, name, where)
+              for name, default in known.items()}
+    target = handle.target(dtype)
+    started = time.perf_counter()
+    prepared = prepare(variant.plan, target.compute_units, checked, sizes, values,
+                       handle.device)
+    for nbytes in prepared.uploads:
+        handle.device.transfers.sent(nbytes)
+    cycles = target.run(prepared) if prepared.shares else []
+    result: np.ndarray | DeviceArray
+    if resident:
+        assert prepared.main_shape is not None
+        result = DeviceArray(handle.device, prepared.output, prepared.main_shape)
+    else:
+        result = finish(prepared)
+        handle.device.transfers.received(result.nbytes)
+    handle.last_call = CallInfo(variant.top, target.name, prepared.n, len(prepared.shares),
+                                cycles, time.perf_counter() - started)
+    return result
