@@ -63,7 +63,7 @@ def test_the_rtl_exemption_is_only_for_kinds_without_an_rtl_generator():
     """NO_RTL_KINDS exempts named kinds only, each with its reason; every other kind
     stays under the rule above."""
     assert set(NO_RTL_KINDS) <= set(KINDS)
-    assert set(NO_RTL_KINDS) == {"contraction"}
+    assert set(NO_RTL_KINDS) == set()  # every kind has its RTL generator now
     assert all("no RTL generator" in reason for reason in NO_RTL_KINDS.values())
 
 

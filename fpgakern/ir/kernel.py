@@ -25,10 +25,7 @@ KINDS: tuple[KernelKind, ...] = ("elementwise", "reduction", "broadcast", "row_r
 # The one place that exempts a kind from the rule that every kind is generated, linted
 # and simulated in RTL (tests/test_variant_selection.py): each with its reason. The
 # build's RTL steps report the reason as their outcome instead of running.
-NO_RTL_KINDS: dict[KernelKind, str] = {
-    "contraction": "the contraction kind has no RTL generator yet (issue 30: C simulation "
-                   "only for now)",
-}
+NO_RTL_KINDS: dict[KernelKind, str] = {}
 # Kinds with no C++ host wrapper (XRT host code) yet, each with its reason: the
 # host and xo steps report it as their outcome.
 NO_HOST_KINDS: dict[KernelKind, str] = {

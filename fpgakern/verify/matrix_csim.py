@@ -4,7 +4,7 @@ bit for bit to fpgakern.verify.matmul's reference (any NaN matches any NaN)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,15 +70,27 @@ def _values(rng: np.random.Generator, shape: tuple[int, ...], dtype_name: str,
 
 def cases(kernel: Kernel, dtype_name: str, seed: int = 0) -> Iterator[MatrixCase]:
     """Each size with random operands, then two with special values everywhere."""
+    sizes = [*SIZES, ("special values", 2, 37, 41, 45), ("special values K=1", 1, 6, 7, 1)]
+    yield from _cases(kernel, dtype_name, sizes, seed)
+
+
+def cases_of(kernel: Kernel, dtype_name: str, sizes: Sequence[tuple[str, int, int, int, int]],
+             seed: int = 0) -> Iterator[MatrixCase]:
+    """Cases of the given sizes (label, batch, m, n, k), as :func:`cases` makes them."""
+    yield from _cases(kernel, dtype_name, sizes, seed)
+
+
+def _cases(kernel: Kernel, dtype_name: str, sizes: Sequence[tuple[str, int, int, int, int]],
+           seed: int) -> Iterator[MatrixCase]:
+    """A case per (label, batch, m, n, k), the sizes the kernel's indices have (no batch:
+    1; no free index of B: n = 1); labels starting "special" take special values."""
     c = kernel.contraction
     assert c is not None
     rng = np.random.default_rng(seed)
     scalars = {s.name: s.default for s in kernel.scalars}
-    sizes = [(label, (b if c.batch else 1, m, n if c.free_b else 1, k))
-             for label, b, m, n, k in SIZES]
-    sizes += [("special values", (2 if c.batch else 1, 37, 41 if c.free_b else 1, 45)),
-              ("special values K=1", (1, 6, 7 if c.free_b else 1, 1))]
-    for label, dims in sizes:
+    dims_of = [(label, (b if c.batch else 1, m, n if c.free_b else 1, k))
+               for label, b, m, n, k in sizes]
+    for label, dims in dims_of:
         special = label.startswith("special")
         tensors = {kernel.inputs[0]: _values(rng, _shape(c.a, kernel, dims), dtype_name,
                                              special),
@@ -87,6 +99,28 @@ def cases(kernel: Kernel, dtype_name: str, seed: int = 0) -> Iterator[MatrixCase
         for name, indices in kernel.indices:
             tensors[name] = _values(rng, _shape(indices, kernel, dims), dtype_name, special)
         yield MatrixCase(label, dims, tensors, scalars)
+
+
+# The RTL simulation's sizes (label, batch, m, n, k): every shape C simulation covers,
+# smaller (rung 0 reads two elements per product from memory), with K past the 64
+# partials and more than one block of rungs 2-4 (8 x 8, 32 x 32 outputs).
+RTL_SIZES = (
+    ("square 9", 1, 9, 9, 9),
+    ("tall", 1, 20, 3, 5),
+    ("wide", 1, 3, 21, 7),
+    ("K=1", 1, 5, 6, 1),
+    ("K=0", 1, 4, 5, 0),
+    ("K=70", 1, 5, 4, 70),
+    ("odd 13x35x19", 1, 13, 35, 19),
+    ("batched", 2, 5, 6, 9),
+)
+
+
+def rtl_cases(kernel: Kernel, dtype_name: str, seed: int = 0) -> Iterator[MatrixCase]:
+    """The RTL simulation's cases: RTL_SIZES with random operands, then special values
+    everywhere (and at K = 1)."""
+    sizes = [*RTL_SIZES, ("special values", 2, 7, 6, 9), ("special values K=1", 1, 4, 5, 1)]
+    yield from _cases(kernel, dtype_name, sizes, seed)
 
 
 def write_case(case: MatrixCase, plan: Plan, path: Path) -> np.ndarray:

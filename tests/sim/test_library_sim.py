@@ -18,7 +18,7 @@ from fpgakern import paths
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import plan
 from fpgakern.spec.library import Library
-from fpgakern.verify import spectral
+from fpgakern.verify import matrix_csim, spectral
 from fpgakern.verify.rtlsim import simulate
 
 SIZE = 200
@@ -34,7 +34,12 @@ def test_kernel_matches_reference(library, kernel, rung, dtype, sim_run_dir):
     labels = [c["label"] for c in result.cases]
     assert result.passed, f"{kernel} opt{rung} {dtype}: {result.message}"
     spec = library.get(kernel)
-    if spec.transform is not None:
+    if spec.kind == "contraction":
+        # Every case of fpgakern.verify.matrix_csim.rtl_cases, bit for bit.
+        every_case = [f"{c.label} ({'x'.join(map(str, c.sizes))})"
+                      for c in matrix_csim.rtl_cases(spec, dtype)]
+        assert labels == every_case, labels
+    elif spec.transform is not None:
         # Every case of fpgakern.verify.spectral: lengths 8..64 (8 is the odd case at
         # rung 4, a row shorter than a 512-bit word), norms, special values, one row and
         # no rows (tests/sim/test_fft_stream_sim.py sweeps every transform and rung).

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fpgakern.backends.rtl import (
+    contraction,
     fft_sequential,
     fft_stream,
     reduce,
@@ -30,12 +31,14 @@ from fpgakern.backends.templates import file_header, write
 from fpgakern.errors import UsageError
 from fpgakern.interface import SIZE_ARG, KernelInterface, interface
 from fpgakern.ir import complex_lowering, expr, shapes
-from fpgakern.ir.kernel import NO_RTL_KINDS, Kernel
+from fpgakern.ir.contraction import PARTIALS
+from fpgakern.ir.kernel import ACC, NO_RTL_KINDS, Kernel
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 
 # The kernel kinds (Kernel.kind) this backend builds.
-RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS, "transform", "registers")
+RTL_KINDS = ("elementwise", "reduction", "broadcast", *rows.KINDS, "transform", "registers",
+             "contraction")
 
 __all__ = ["Microarch", "NoRtlOperator", "RtlSources", "generate", "microarch"]
 
@@ -237,6 +240,8 @@ def datapath_of(plan: Plan) -> Datapath:
     inputs = kernel.inputs
     if kernel.kind == "registers":
         return registers.datapath(plan)
+    if kernel.kind == "contraction":
+        return contraction.epilogue(plan)
     if plan.dtype.is_complex:
         body = kernel.elementwise_body(plan.dtype.name)
         if body.dtype != complex_lowering.C64:  # a float32 result: abs, real, imag, angle
@@ -274,6 +279,8 @@ def _design(plan: Plan) -> _Design:
         return _row_design(plan)
     if plan.kernel.kind == "registers":
         return _register_design(plan)
+    if plan.kernel.kind == "contraction":
+        return _contraction_design(plan)
     dp = datapath_of(plan)
     reduction = reduction_of(plan)
     arch = microarch(plan, dp.latency)
@@ -443,7 +450,9 @@ def generate(plan: Plan, out_dir: Path) -> RtlSources:
                    else fft_sequential.fft_sequential_files())
         files = [*support, *written]
     else:
-        files = [*sources.library_files(), *sources.operator_files(design.operators),
+        files = [*sources.library_files(),
+                 *(sources.contraction_files() if plan.kernel.contraction is not None else ()),
+                 *sources.operator_files(design.operators),
                  *written]
     return RtlSources(plan.top, files, interface(plan), design.latency, plan.arch.lanes)
 
@@ -538,3 +547,41 @@ def _register_design(plan: Plan) -> _Design:
         top=plan.top, ctrl=control_words(interface(plan)), col=port_column(32),
         datapath=dp_name, latency=dp.latency, scalars=[s.name for s in plan.kernel.scalars])
     return _Design(texts, list(dp.modules), dp.latency)
+
+
+def _contraction_design(plan: Plan) -> _Design:
+    """A contraction kernel (contraction.py): its epilogue and its top, the PE array."""
+    kernel = plan.kernel
+    dp = contraction.epilogue(plan)
+    name = f"{plan.top}_epilogue"
+    texts = {f"{name}.sv": _render_datapath(plan, name, dp, 1,
+                                            f"{name}: the epilogue of {plan.top}",
+                                            kernel.expression)}
+    a, b = kernel.inputs[:2]
+    extras = list(kernel.epilogue_inputs)
+    bundle_of = {p: plan.arch.bundle(p) for p in (*kernel.inputs, kernel.output)}
+    readers = {bnd: [*(["operands"] if bnd in (bundle_of[a], bundle_of[b]) else []),
+                     *(e for e in extras if bundle_of[e] == bnd)]
+               for bnd in plan.arch.bundles}
+    select = {bnd: ("1'b1" if bundle_of[a] == bundle_of[b] == bnd else
+                    "!l_b" if bundle_of[a] == bnd else "l_b" if bundle_of[b] == bnd else "")
+              for bnd in plan.arch.bundles}
+    ready = (f"g_{bundle_of[a]}_req_ready" if bundle_of[a] == bundle_of[b] else
+             f"(l_b ? g_{bundle_of[b]}_req_ready : g_{bundle_of[a]}_req_ready)")
+    shape = contraction.shape(plan)
+    texts[f"{plan.top}.sv"] = environment().get_template("top_contraction.sv.j2").render(
+        header=file_header(plan, "Vitis RTL kernel", plan.rung.rtl_summary),
+        top=plan.top, definition=kernel.definition, ctrl=control_words(interface(plan)),
+        col=port_column(plan.arch.port_bits), bundles=plan.arch.bundles,
+        data_w=plan.arch.port_bits, s=shape, partials=PARTIALS,
+        pe=contraction.pe_parameters(plan), multi_cu=plan.rung.multi_cu,
+        a=a, b=b, extras=extras, out=kernel.output, out_bundle=bundle_of[kernel.output],
+        pointers=[*kernel.inputs, kernel.output], strides=contraction.strides(plan),
+        bundle_of=bundle_of, readers=readers, operand_select=select, operand_ready=ready,
+        extras_ready=" && ".join(f"e_have_{i}" for i in range(len(extras))) or "1'b1",
+        epilogue_name=name, epilogue_latency=dp.latency, acc=ACC,
+        scalars=[sc.name for sc in kernel.scalars])
+    operators = [*dp.modules, *(m for m in (OPS["mul"].rtl[plan.dtype.name].module,
+                                             OPS["add"].rtl[plan.dtype.name].module)
+                                if m not in dp.modules)]
+    return _Design(texts, operators, dp.latency)

@@ -27,8 +27,9 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 FFT_PREFIX = "fk_fft_"  # the FFT cores' files: in lib/, but only transform kernels use them
-# The contraction kind's PE (fpgakern.verify.pesim): in lib/, but only contractions use it.
-CONTRACTION_FILES = ("fk_mac_pe.sv",)
+# The contraction kind's PE (fpgakern.verify.pesim) and its element-wise read and write
+# engines: in lib/, but only contractions use them.
+CONTRACTION_FILES = ("fk_mac_pe.sv", "fk_gather.sv", "fk_scatter.sv")
 FFT_OPERATORS = ("fk_fp32_add", "fk_fp32_sub", "fk_fp32_mul")
 FFT_SUPPORT = ("fk_delay", "fk_valid_delay", "fk_ram", "fk_fifo")
 
@@ -39,6 +40,11 @@ def library_files() -> list[Path]:
     are left out: see fft_files; so is the contraction kind's PE (CONTRACTION_FILES)."""
     return sorted(p for p in LIB_DIR.glob("*.sv")
                   if not p.name.startswith(FFT_PREFIX) and p.name not in CONTRACTION_FILES)
+
+
+def contraction_files() -> list[Path]:
+    """The contraction kind's own support modules (CONTRACTION_FILES), in name order."""
+    return [LIB_DIR / name for name in sorted(CONTRACTION_FILES)]
 
 
 def twiddle_files() -> list[Path]:

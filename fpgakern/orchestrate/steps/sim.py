@@ -50,12 +50,9 @@ class Sim(Step):
         plan = ctx.plan
         folder = ctx.work / "sim"
         folder.mkdir(parents=True, exist_ok=True)  # a skipped simulation still gets its file
-        sources = [Path(f) for f in rtl_files(ctx)]
-        if plan.kernel.kind == "registers":  # no elements: its runs and its mailbox
-            result = rtlsim.simulate_registers(plan, run_dir=folder, rtl_files=sources)
-        else:
-            result = rtlsim.simulate(plan, size=main_case_size(plan), memory="fast",
-                                     run_dir=folder, rtl_files=sources)
+        # (A register kernel's and a contraction's simulations are their own: rtlsim.)
+        result = rtlsim.simulate(plan, size=main_case_size(plan), memory="fast",
+                                 run_dir=folder, rtl_files=[Path(f) for f in rtl_files(ctx)])
         # The file holds what the simulation proved; the speed of this run (which varies
         # from run to run) goes only into the task's record.
         verdict = {k: v for k, v in result.to_json().items() if k != "sim_cycles_per_second"}

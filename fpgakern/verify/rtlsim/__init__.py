@@ -23,7 +23,7 @@ from fpgakern.verify.rtlsim.run import TestOutcome, run_cocotb_tests, run_test
 from fpgakern.verify.rtlsim.wrapper import Memory, hier_config, public_config, render
 
 __all__ = ["DEFAULT_LATENCY", "SimResult", "TestOutcome", "bank_placement", "build_model",
-           "regmap_tests", "simulate", "simulate_registers"]
+           "regmap_tests", "simulate", "simulate_contraction", "simulate_registers"]
 
 DEFAULT_LATENCY = 64  # cycles, like DDR behind the platform interconnect
 # Up to this many elements per case, models are compiled for build speed (g++ -O0): a
@@ -257,6 +257,10 @@ def simulate(
     its AxiStreamSink without TREADY, with this probability in every case but the timed
     one (MAIN_CASE), which runs its streams at full rate (sim/fk_stream_host.py).
     """
+    if p.kernel.kind == "contraction":  # matrices, not elements (fk_matrix_tb)
+        return simulate_contraction(p, run_dir=run_dir, rtl_files=rtl_files, latency=latency)
+    if p.kernel.kind == "registers":  # scalars through its mailbox (fk_mailbox_tb)
+        return simulate_registers(p, run_dir=run_dir, rtl_files=rtl_files)
     variant, placement, performance = p.variant, p.placement, p.performance
     result = SimResult(variant.kernel, variant.rung, variant.dtype, size, memory, passed=None,
                        ideal_elements_per_cycle=performance.ideal_elements_per_cycle,
@@ -381,6 +385,52 @@ def simulate_registers(p: Plan, *, run_dir: Path | None = None,
         result.message = f"{failed[0].name}: {failed[0].message}"
     else:
         result.message = f"{len(outcomes)} mailbox tests passed"
+    return result
+
+
+def simulate_contraction(p: Plan, *, run_dir: Path | None = None,
+                         rtl_files: Sequence[Path] | None = None,
+                         latency: int = DEFAULT_LATENCY, labels: list[str] | None = None,
+                         sizes: list[tuple[str, int, int, int, int]] | None = None,
+                         timeout_cycles: int = 50_000_000) -> SimResult:
+    """A contraction kernel's simulation (sim/fk_matrix_tb.py): every case of
+    fpgakern.verify.matrix_csim.rtl_cases bit for bit against the reference, on every CU
+    of the plan; the cycles and multiply-accumulates per cycle of the largest case."""
+    from fpgakern.backends.rtl.contraction import ideal_macs_per_cycle
+
+    variant = p.variant
+    result = SimResult(variant.kernel, variant.rung, variant.dtype, 0, "fast", passed=None,
+                       compute_units=p.placement.compute_units)
+    try:
+        model = build_model(p, "fast", speed="quick", rtl_files=rtl_files)
+    except UsageError as error:
+        result.skipped = result.message = str(error)
+        return result
+    result.build_seconds, result.build_cached = model.seconds, model.cached
+    folder = run_dir or run_dir_for(p, "fast")
+    job = testbench_job(p, latency=latency, timeout_cycles=timeout_cycles, labels=labels,
+                        sizes=sizes)
+    data, log = run_test(model, "fk_matrix_tb", job, folder)
+    result.log = folder / "sim.log"
+    if data is None:
+        result.passed = False
+        result.message = "simulation ended without a result: " + _log_tail(log)
+        return result
+    result.cases = data["cases"]
+    failed = [c for c in result.cases if not c["passed"]]
+    result.passed = not failed
+    largest = max(result.cases, key=lambda c: c["macs"])
+    result.cycles = largest["cycles"]
+    result.size = largest["macs"]
+    result.elements_per_cycle = largest["macs"] / max(largest["cycles"], 1)
+    result.ideal_elements_per_cycle = ideal_macs_per_cycle(p)
+    if failed:
+        first = failed[0]
+        why = first["message"] or f"{first['mismatches']} results differ"
+        result.message = f"{first['label']}: {why}"
+    else:
+        result.message = (f"{len(result.cases)} cases bit for bit; {largest['label']}: "
+                          f"{largest['cycles']} cycles, {result.elements_per_cycle:.3f} MACs/cycle")
     return result
 
 
