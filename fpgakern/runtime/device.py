@@ -17,9 +17,9 @@ from fpgakern.errors import FpgakernError, UsageError, display_path
 from fpgakern.ir import fft, shapes
 from fpgakern.ir.kernel import SHAPED_KINDS, Kernel
 from fpgakern.ladder import Plan
-from fpgakern.runtime import host, memory, program, shaped, transform
+from fpgakern.runtime import host, matrix, memory, program, shaped, transform
 from fpgakern.runtime.program import Program, ProgramVariant
-from fpgakern.runtime.resident import DeviceArray, Transfers
+from fpgakern.runtime.resident import CallInfo, DeviceArray, Transfers
 from fpgakern.runtime.targets import TARGETS, Target, open_target
 from fpgakern.spec.library import Library
 
@@ -29,24 +29,6 @@ WORD_BYTES = host.WORD_BYTES_MIN  # a 512-bit memory word
 class KernelUnavailable(FpgakernError):
     """The device cannot run this kernel (not built, failed to build, not in the xclbin).
     Callers that have a CPU twin (the torch ops) fall back on it."""
-
-
-@dataclass
-class CallInfo:
-    """What the last call did: per-CU cycles on hw_emu, wall time everywhere."""
-
-    top: str
-    target: str
-    n: int
-    compute_units: int  # CUs that ran
-    cu_cycles: list[int | None]
-    seconds: float
-
-    @property
-    def cycles(self) -> int | None:
-        """Device time of the call in cycles: the slowest CU (all CUs start together)."""
-        known = [c for c in self.cu_cycles if c is not None]
-        return max(known) if known else None
 
 
 def default_target() -> str:
@@ -108,6 +90,8 @@ class KernelHandle:
         back (all kinds but full reductions, whose CUs' partials are merged on the host,
         and transforms): the next call can take it as it is."""
         where = self.name
+        if self.kernel.contraction is not None:  # matrices, not elements (runtime/matrix.py)
+            return matrix.call(self, arrays, dict(scalars), resident)  # type: ignore[arg-type]
         if not isinstance(resident, bool | np.bool_):
             raise UsageError(f"{where}: resident must be True or False, got {resident!r}")
         if self.kernel.kind == "transform":

@@ -30,7 +30,7 @@ from fpgakern.ir.contraction import Contraction, ContractionError
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
 from fpgakern.runtime import host
-from fpgakern.runtime.resident import DeviceArray
+from fpgakern.runtime.resident import CallInfo, DeviceArray
 
 if TYPE_CHECKING:
     from fpgakern.runtime.device import KernelHandle
@@ -163,8 +163,6 @@ def call(handle: KernelHandle, arrays: tuple[object, ...], scalars: dict[str, ob
     """Run contraction kernel ``handle`` on ``arrays`` (numpy arrays or DeviceArrays of
     its device), ``scalars`` by name: what ``KernelHandle.__call__`` does for the other
     kinds. ``resident``: the result stays in device memory (a DeviceArray)."""
-    from fpgakern.runtime.device import CallInfo
-
     kernel = handle.kernel
     where = handle.name
     if not isinstance(resident, bool | np.bool_):

@@ -147,3 +147,21 @@ class DeviceArray(BufferView):
         rows = self.buffer[:self.span].reshape(self.rows, self.pitch)
         # .copy(), not ascontiguousarray: a contiguous slice would come back as a view.
         return rows[:, :self.shape[-1]].copy().reshape(self.shape)
+
+
+@dataclass
+class CallInfo:
+    """What the last call did: per-CU cycles on hw_emu, wall time everywhere."""
+
+    top: str
+    target: str
+    n: int
+    compute_units: int  # CUs that ran
+    cu_cycles: list[int | None]
+    seconds: float
+
+    @property
+    def cycles(self) -> int | None:
+        """Device time of the call in cycles: the slowest CU (all CUs start together)."""
+        known = [c for c in self.cu_cycles if c is not None]
+        return max(known) if known else None

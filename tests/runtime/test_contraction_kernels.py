@@ -213,3 +213,15 @@ def test_every_kernel_rung_and_dtype_sweep(qualname, rung, dtype):
         check_bits(h, [special(rng, s) for s in (
             [runtime_matrix.shape_of(h.kernel, name, runtime_matrix.Sizes(2, 50, 40, 130))
              for name in h.kernel.inputs])], **scalars)
+
+
+@pytest.mark.parametrize("target", ["sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
+def test_a_kernel_handle_calls_a_contraction_as_the_readme_shows(target):
+    """device.kernel(...)(x, w, b) on a contraction, as on any kernel: bit for bit the
+    reference on sw_emu, and on hw_emu (the RTL kernel) too."""
+    rng = np.random.default_rng(11)
+    device = open_plans([plan(LIBRARY.get("matrix_ops/linear"), 4, "float32")], target)
+    x, w, b = operands("matrix_ops/linear", 37, 41, 70, rng)
+    got = device.kernel("matrix_ops/linear")(x, w, b)
+    want = contract(LIBRARY.get("matrix_ops/linear"), "float32", {"x": x, "weight": w, "bias": b})
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
