@@ -71,11 +71,17 @@ def shape(plan: Plan) -> Shape:
     return Shape(8, 8, 1, 1, 3, 1)  # rungs 2 and 3
 
 
-def ideal_macs_per_cycle(plan: Plan) -> float:
-    """Multiply-accumulates per cycle of the PE array when no read or tree holds it up:
-    one per PE every GAP cycles."""
+def ideal_macs_per_cycle(plan: Plan, read_latency: int = 64) -> float:
+    """Multiply-accumulates per cycle the rung's loops allow with no tree or epilogue in
+    the way. One buffer (rungs 0, 1): each k reads its TM + TN elements (one request a
+    cycle, ``read_latency`` to the first answer), then makes its TM x TN products, SLOTS
+    per PE, one every GAP cycles; several buffers (rungs 2-4): the reads of later k's
+    overlap the products (TM + TN <= SLOTS), one per PE every GAP cycles."""
     s = shape(plan)
-    return s.pr * s.pc / s.gap * plan.placement.compute_units
+    units = plan.placement.compute_units
+    if s.nbuf == 1:
+        return s.tm * s.tn / (s.tm + s.tn + read_latency + s.slots * s.gap) * units
+    return s.pr * s.pc / s.gap * units
 
 
 def epilogue(plan: Plan) -> Datapath:

@@ -1,0 +1,69 @@
+"""The contraction ladder in RTL simulation: cycles and multiply-accumulates per cycle of
+every rung, beside the rung's ideal.
+
+    python benchmarks/matrix_ladder.py [--kernel matrix_ops/mm] [--dtype float32]
+                                       [--sizes 64x64x64 67x71x73] [--rungs 0 1 2 3 4]
+
+Each size (M x N x K) runs once per rung in the fast memory model (64-cycle read latency)
+through sim/fk_matrix_tb.py, bit for bit against the reference; the table gives the
+cycles from ap_start to the last CU's interrupt, MACs per cycle (M N K / cycles), the
+rung's ideal (fpgakern.backends.rtl.contraction.ideal_macs_per_cycle: its PEs, one
+product each per cycle, or per GAP cycles) and the share of it reached. Rungs 0 and 1 read
+every element with its own request; their MACs/cycle do not depend on the size, so the
+smaller size stands for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from fpgakern.backends.rtl.contraction import ideal_macs_per_cycle
+from fpgakern.ladder import plan
+from fpgakern.paths import specs_dir
+from fpgakern.spec.library import Library
+from fpgakern.verify.rtlsim import simulate_contraction
+
+
+def _size(text: str) -> tuple[int, int, int]:
+    m, n, k = (int(x) for x in text.lower().split("x"))
+    return m, n, k
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernel", default="matrix_ops/mm")
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--sizes", nargs="+", default=[(64, 64, 64), (67, 71, 73)], type=_size)
+    parser.add_argument("--rungs", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    parser.add_argument("--small", type=_size, default=(16, 16, 16),
+                        help="the size rungs 0 and 1 run instead (per-element reads)")
+    args = parser.parse_args()
+    kernel = Library(specs_dir()).get(args.kernel)
+    print(f"{args.kernel} {args.dtype}, fast memory model (64-cycle reads)")
+    print()
+    print("| rung | size | cycles | MACs/cycle | ideal | of ideal | sim s |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for rung in args.rungs:
+        p = plan(kernel, rung, args.dtype)
+        sizes = [args.small] if rung < 2 else args.sizes
+        for m, n, k in sizes:
+            with tempfile.TemporaryDirectory() as folder:
+                started = time.time()
+                result = simulate_contraction(
+                    p, run_dir=Path(folder), sizes=[(f"{m}x{n}x{k}", 1, m, n, k)],
+                    timeout_cycles=2_000_000_000)
+                seconds = time.time() - started
+            if not result.passed:
+                print(f"| {rung} | {m}x{n}x{k} | failed: {result.message} |")
+                continue
+            rate = result.elements_per_cycle or 0.0
+            ideal = ideal_macs_per_cycle(p)
+            print(f"| {rung} | {m}x{n}x{k} | {result.cycles} | {rate:.3f} | {ideal:g} | "
+                  f"{100 * rate / ideal:.0f}% | {seconds:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
