@@ -2,7 +2,7 @@
 each result bit for bit against fpgakern.verify.matmul (any NaN matches any NaN).
 
 Started by fpgakern.verify.rtlsim.simulate_contraction with the job in FK_SIM_JOB. The
-cases (fpgakern.verify.matrix_csim.rtl_cases: square, tall, wide, K = 1, K = 0, K past
+cases (fpgakern.verify.matrix_cases.rtl_cases: square, tall, wide, K = 1, K = 0, K past
 the 64 partials, several blocks, batched, special values) run one after the other; each
 is laid out in the fast memory model as the runtime lays it out (every tensor contiguous
 in its spec's index order), every compute unit started on it (unit u of units), their
@@ -21,7 +21,7 @@ from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
 from fk_host import CLOCK_NS, POISON, FastMemory, Host, load_job, to_register
 
 from fpgakern.interface import CONTRACTION_UNIT_ARGS, interface
-from fpgakern.verify import matmul, matrix_csim
+from fpgakern.verify import matmul, matrix_cases
 
 
 async def _wait_interrupts(dut, cus: int, cycles: int) -> bool:
@@ -45,8 +45,8 @@ async def every_case(dut) -> None:
     await host.reset()
     records = []
     wanted = job.get("labels")
-    cases = (matrix_csim.rtl_cases(kernel, dtype.name) if not job.get("sizes") else
-             matrix_csim.cases_of(kernel, dtype.name, [tuple(x) for x in job["sizes"]]))
+    cases = (matrix_cases.rtl_cases(kernel, dtype.name) if not job.get("sizes") else
+             matrix_cases.cases_of(kernel, dtype.name, [tuple(x) for x in job["sizes"]]))
     for case in cases:
         if wanted and case.label not in wanted:
             continue
@@ -83,9 +83,9 @@ async def every_case(dut) -> None:
                 await host.acknowledge(cu)
         got = memory.read(addresses[kernel.output], expected.size, dtype.numpy)
         want = np.ascontiguousarray(expected, dtype=dtype.numpy).ravel()
-        verdict = matrix_csim.judge(want, got)
+        verdict = matrix_cases.judge(want, got)
         differ = [i for i in range(min(want.size, got.size))
-                  if not matrix_csim.judge(want[i:i + 1], got[i:i + 1]).passed]
+                  if not matrix_cases.judge(want[i:i + 1], got[i:i + 1]).passed]
         records.append({"label": f"{case.label} ({'x'.join(map(str, case.sizes))})",
                         "passed": bool(finished and verdict.passed), "cycles": cycles,
                         "macs": int(np.prod(case.sizes)),

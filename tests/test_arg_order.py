@@ -70,7 +70,7 @@ def test_refusals_name_the_file_line_and_key(tmp_path, args, message):
 def test_shaped_kernels_keep_their_order(tmp_path):
     text = ("kernel: mine\ndoc: d.\ninputs: [x, bias]\noutputs: [y]\ndtypes: [float32]\n"
             "shapes:\n  x: (N, C, *)\n  bias: (C)\nexpression: x + bias\nargs: [y, x, bias]\n")
-    with pytest.raises(SpecError, match="only elementwise and reduction kernels"):
+    with pytest.raises(SpecError, match="only elementwise, reduction and register kernels"):
         load(tmp_path, text).get("my_ops/mine")
 
 

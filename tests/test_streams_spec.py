@@ -92,7 +92,7 @@ def test_a_free_running_kernel_has_no_control_port_and_no_size(tmp_path):
     (MM2S + "control: free_running\n", 8,
      "control: a free_running kernel has no control port, so every input and output"),
     (MM2S + "control: freerunning\n", 8,
-     "control: expected chained or free_running, got 'freerunning'"),
+     "control: expected chained, free_running, auto_restart, got 'freerunning'"),
     (FREE.replace("expression: x * x", "scalars: {a: 1}\nexpression: x * a"), 8,
      "scalars: a free_running kernel has no control port to take scalars"),
     ("kernel: mover\ndoc: An FFT.\ninputs: [x]\noutputs: [out]\ndtypes: [complex64]\n"

@@ -53,7 +53,9 @@ def _covers(kernel, rung: int, dtype: str, operators: bool) -> set[tuple]:
     # In RTL simulation a shaped kind's rung 3 is its rung-2 kernel as N instances: the
     # CUs' split of channels and rows is proven on the RTL by the hw_emu tests
     # (tests/runtime/test_torch_shaped_kernels.py, layer_norm at rung 3).
-    if not operators and rung == 3 and kernel.kind in SHAPED_KINDS:
+    # So is a contraction's: its CUs' split of the blocks (unit, units) is simulated in RTL
+    # under -m slow (every variant), and by default in C simulation and on sw_emu.
+    if not operators and rung == 3 and kernel.kind in (*SHAPED_KINDS, "contraction"):
         rung = 2
     covered = {("rung", str(kernel.kind), rung), (*lane, _family(rung)),
                ("shape", len(kernel.inputs), bool(kernel.scalars), str(kernel.kind))}

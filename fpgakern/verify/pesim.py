@@ -61,7 +61,11 @@ class PeRun:
 def run(a: Sequence[np.ndarray], b: Sequence[np.ndarray], dtype_name: str,
         slots: int = 1) -> PeRun:
     """Each output's products a[j] * b[j] (1-D arrays of one length per output) through
-    one PE, ``slots`` outputs interleaved at a time."""
+    one PE, ``slots`` outputs interleaved at a time; the outputs of each group of
+    ``slots`` have one length (a PE's trees share one count, as a kernel's outputs do)."""
+    for group in range(0, len(a), slots):
+        if len({len(x) for x in a[group:group + slots]}) > 1:
+            raise ValueError(f"outputs {group}..{group + slots - 1} differ in length")
     numpy = DTYPES[dtype_name].numpy
     parts = [np.array([len(a)], np.int32).tobytes()]
     for x, y in zip(a, b, strict=True):

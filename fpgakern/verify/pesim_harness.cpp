@@ -5,9 +5,10 @@
 // results.bin: J 32-bit results, then the uint64 clock cycles the run took.
 // Jobs are run SLOTS at a time (pesim_config.h), their products interleaved round-robin
 // over the PE's slots, one product per cycle (the rate the PE is built for), each with
-// its partial q = k mod P and first = k < P; then each slot's tree over min(K, P)
-// partials, one after the other. A job with K = 0 is not sent: its result is +0, as the
-// kernel's (which never starts a tree on no partials).
+// its partial q = k mod P and first = k < P; then one tree start for every slot's
+// min(K, P) partials (a group's jobs have the same K: pesim.run groups them so), and each
+// slot's result read. A job with K = 0 is not sent: its result is +0, as the kernel's
+// (which never starts a tree on no partials).
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -93,23 +94,29 @@ int main(int argc, char** argv) {
             }
         }
         top->in_valid = 0;
-        for (size_t j = group; j < end; ++j) {
-            const size_t k = jobs[j].a.size();
-            if (k == 0) continue;  // +0
-            top->tree_start = 1;
-            top->tree_slot = static_cast<uint32_t>(j - group);
-            top->tree_count = static_cast<uint32_t>(k < FK_P ? k : FK_P);
+        // One tree start for every slot: the group's jobs have one K between them only
+        // when equal, so each distinct K of the group gets its own pass (a PE's trees
+        // share one count).
+        size_t k = 0;
+        for (size_t j = group; j < end; ++j) k = jobs[j].a.size() > k ? jobs[j].a.size() : k;
+        if (k == 0) continue;  // +0 for all
+        top->tree_start = 1;
+        top->tree_count = static_cast<uint32_t>(k < FK_P ? k : FK_P);
+        tick();
+        top->tree_start = 0;
+        uint64_t waited = 0;
+        while (!top->out_valid) {
             tick();
-            top->tree_start = 0;
-            uint64_t waited = 0;
-            while (!top->out_valid) {
-                tick();
-                if (++waited > 100000) {
-                    std::fprintf(stderr, "harness: no result for job %zu\n", j);
-                    return 3;
-                }
+            if (++waited > 1000000) {
+                std::fprintf(stderr, "harness: no result for group %zu\n", group);
+                return 3;
             }
-            results[j] = top->out;
+        }
+        for (size_t j = group; j < end; ++j) {
+            if (jobs[j].a.empty()) continue;  // +0
+            top->rd_slot = static_cast<uint32_t>(j - group);
+            top->eval();
+            results[j] = top->result;
         }
     }
     top->final();

@@ -1,4 +1,6 @@
-"""A register kernel's checks: scalar cases, the reference's results, and C simulation.
+"""A register kernel's checks: scalar cases, the reference's results, the judge (its C
+simulation is fpgakern.verify.registers_csim; the RTL testbench sim/fk_mailbox_tb.py uses
+this module, which loads nothing of the HLS backend).
 
 Every register kernel is checked on the same cases, in C simulation and in RTL
 simulation: every pair of special values over its first two scalars (each other scalar
@@ -13,13 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from fpgakern.backends.hls.generator import HlsSources
-from fpgakern.errors import ToolError
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import Plan
 from fpgakern.verify import compare, reference, stimulus
-from fpgakern.verify.csim import TB_MATCH, CaseResult, CsimResult, compile_testbench, run_testbench
 from fpgakern.verify.reference import Apply, ieee
 
 RANDOM_CASES = 64
@@ -73,26 +72,3 @@ def judge(kernel: Kernel, dtype_name: str, want: dict[str, np.ndarray],
     accuracy = kernel.accuracy(dtype_name)
     return compare.compare(np.concatenate([want[n] for n in kernel.outputs]),
                            np.concatenate([got[n] for n in kernel.outputs]), accuracy)
-
-
-def csim(plan: Plan, sources: HlsSources, work_dir: Path) -> CsimResult:
-    """Compile the testbench, run every case (one case file), judge each result."""
-    kernel, dtype_name = plan.kernel, plan.dtype.name
-    work_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        binary = compile_testbench(sources)
-    except ToolError as err:
-        return CsimResult(False, error=str(err))
-    want = write_case(plan, work_dir / "case0.bin")
-    count = len(next(iter(want.values())))
-    done, failure = run_testbench(binary, 1, work_dir)
-    if failure is not None:
-        return failure
-    results = np.fromfile(work_dir / "out0.bin", dtype=DTYPES[dtype_name].numpy)
-    got = {name: results[i::len(kernel.outputs)] for i, name in enumerate(kernel.outputs)}
-    verdict = judge(kernel, dtype_name, want, got)
-    result = CsimResult(verdict.passed, [CaseResult(f"{count} scalar cases", count, verdict)])
-    if verdict.passed != (done.returncode == TB_MATCH):
-        return CsimResult(False, result.cases, error="the testbench and fpgakern's comparison "
-                          f"disagree ({done.stdout.strip()[-200:]})")
-    return result

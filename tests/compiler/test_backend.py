@@ -59,14 +59,10 @@ def test_mlp_block_runs_its_fused_kernels_within_their_bounds(cache, target):
         assert report is not None and report.graph is not None
         assert report.running[-1].kind == "reduction"
         assert "row_map" in [k.kind for k in report.running]
-        if target == "sw_emu":
-            assert report.running[0].qualname == "matrix_ops/linear"
-            assert not report.left_out  # the Linear too runs on the device
-            uploads = 6  # x and the five parameters
-        else:  # no contraction RTL yet: the Linear stays in torch, with the reason
-            assert [(x.node, "no RTL" in x.reason) for x in report.left_out] == \
-                [("addmm", True)]
-            uploads = 5  # addmm (from torch), x, bias and the ln weight and bias
+        # The Linear too runs on the device: on hw_emu, the contraction's RTL kernel.
+        assert report.running[0].qualname == "matrix_ops/linear"
+        assert not report.left_out
+        uploads = 6  # x and the five parameters
         call = report.last_call
         assert call is not None and (call.transfers.to_device, call.transfers.from_device) \
             == (uploads, 1)

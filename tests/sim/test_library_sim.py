@@ -18,7 +18,7 @@ from fpgakern import paths
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ladder import plan
 from fpgakern.spec.library import Library
-from fpgakern.verify import matrix_csim, spectral
+from fpgakern.verify import matrix_cases, spectral
 from fpgakern.verify.rtlsim import simulate
 
 SIZE = 200
@@ -35,9 +35,9 @@ def test_kernel_matches_reference(library, kernel, rung, dtype, sim_run_dir):
     assert result.passed, f"{kernel} opt{rung} {dtype}: {result.message}"
     spec = library.get(kernel)
     if spec.kind == "contraction":
-        # Every case of fpgakern.verify.matrix_csim.rtl_cases, bit for bit.
+        # Every case of fpgakern.verify.matrix_cases.rtl_cases, bit for bit.
         every_case = [f"{c.label} ({'x'.join(map(str, c.sizes))})"
-                      for c in matrix_csim.rtl_cases(spec, dtype)]
+                      for c in matrix_cases.rtl_cases(spec, dtype)]
         assert labels == every_case, labels
     elif spec.transform is not None:
         # Every case of fpgakern.verify.spectral: lengths 8..64 (8 is the odd case at

@@ -8,7 +8,7 @@ from fpgakern.backends.hls.generator import sources_in
 from fpgakern.ladder import Plan
 from fpgakern.orchestrate.step import Step, StepContext, StepOutcome
 from fpgakern.tools import gxx
-from fpgakern.verify import csim, matrix_csim, registers
+from fpgakern.verify import csim, matrix_csim, registers_csim
 
 CASE_SIZE = 1000
 
@@ -29,7 +29,7 @@ class Csim(Step):
         if plan.kernel.kind == "contraction":  # matrices of many sizes (verify.matrix_csim)
             result = matrix_csim.run(plan, sources_in(plan, ctx.work), ctx.work / "csim")
         elif plan.kernel.kind == "registers":  # scalar cases (verify.registers)
-            result = registers.csim(plan, sources_in(plan, ctx.work), ctx.work / "csim")
+            result = registers_csim.csim(plan, sources_in(plan, ctx.work), ctx.work / "csim")
         else:
             cases = csim.cases_for(plan, CASE_SIZE)  # a shaped kind's: whole shaped tensors
             result = csim.run(plan, sources_in(plan, ctx.work), cases, ctx.work / "csim")

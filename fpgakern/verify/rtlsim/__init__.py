@@ -394,7 +394,7 @@ def simulate_contraction(p: Plan, *, run_dir: Path | None = None,
                          sizes: list[tuple[str, int, int, int, int]] | None = None,
                          timeout_cycles: int = 50_000_000) -> SimResult:
     """A contraction kernel's simulation (sim/fk_matrix_tb.py): every case of
-    fpgakern.verify.matrix_csim.rtl_cases bit for bit against the reference, on every CU
+    fpgakern.verify.matrix_cases.rtl_cases bit for bit against the reference, on every CU
     of the plan; the cycles and multiply-accumulates per cycle of the largest case."""
     from fpgakern.backends.rtl.contraction import ideal_macs_per_cycle
 

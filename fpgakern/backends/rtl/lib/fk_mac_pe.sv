@@ -9,11 +9,13 @@
 // at least P products earlier for that slot, so no sum waits for the one before it
 // (P > MUL_LAT + ADD_LAT + 1 makes the read-after-write distance safe for one slot).
 //
-// tree_start combines slot tree_slot's first tree_count partials (1..P) by the declared
+// tree_start combines every slot's first tree_count partials (1..P) by the declared
 // pairwise tree, in place, on the same adder: level by level, pairs (0, 1), (2, 3), ...
-// one per cycle, an odd last passed up unchanged, each level after the writes of the one
-// before. out_valid pulses with the result (partial 0) when the tree is done; tree_busy
-// is high from tree_start until then. tree_start waits for products in flight to land.
+// with an odd last passed up unchanged, every slot's pairs of a level one per cycle (they
+// are independent), each level after the writes of the one before. out_valid pulses when
+// the trees are done; then `result` is slot rd_slot's (its partial 0) until the next
+// product. tree_busy is high from tree_start until then. tree_start waits for products
+// in flight to land.
 module fk_mac_pe #(
     parameter bit FLOAT   = 1'b1,
     parameter int SLOTS   = 1,  // a power of two
@@ -32,11 +34,11 @@ module fk_mac_pe #(
     input  logic                       first,
 
     input  logic                       tree_start,
-    input  logic [SLOT_W-1:0]          tree_slot,
     input  logic [Q_W:0]               tree_count,
     output logic                       tree_busy,
     output logic                       out_valid,
-    output logic [31:0]                out
+    input  logic [SLOT_W-1:0]          rd_slot,
+    output logic [31:0]                result
 );
     localparam int SLOT_W = SLOTS > 1 ? $clog2(SLOTS) : 1;
     localparam int Q_W    = $clog2(P);
@@ -82,7 +84,7 @@ module fk_mac_pe #(
     // ------------------------------------------------------------------ tree control
     typedef enum logic [1:0] {T_IDLE, T_DRAIN, T_PAIRS, T_SETTLE} tree_state_t;
     tree_state_t tstate;
-    logic [SLOT_W-1:0] t_slot;
+    logic [SLOT_W-1:0] t_slot;        // the slot of the next pair
     logic [Q_W:0]      width, pair;   // this level's partials, and the next pair to issue
     logic [7:0]        settle;        // cycles left for this level's writes to land
     logic [7:0]        in_flight;     // products not yet written
@@ -101,6 +103,7 @@ module fk_mac_pe #(
     assign rd1 = at(t_slot, {pair[Q_W-2:0], 1'b1});
     assign wr_addr = at(t_slot, pair[Q_W-1:0]);
     assign tree_busy  = tstate != T_IDLE;
+    assign result     = part[at(rd_slot, '0)];
 
     always_ff @(posedge clk) begin
         if (!rst_n) begin
@@ -118,24 +121,27 @@ module fk_mac_pe #(
             pair      <= '0;
             settle    <= '0;
             out_valid <= 1'b0;
-            out       <= '0;
         end else begin
             out_valid <= 1'b0;
             case (tstate)
                 T_IDLE: if (tree_start) begin
-                    t_slot <= tree_slot;
                     width  <= tree_count;
                     tstate <= T_DRAIN;
                 end
                 T_DRAIN: if (in_flight == 0 && !in_valid) begin
                     pair   <= '0;
+                    t_slot <= '0;
                     settle <= SETTLE[7:0];
                     tstate <= width > 1 ? T_PAIRS : T_SETTLE;
                 end
                 T_PAIRS: begin
-                    // The pairs of this level, then its odd last (pair == width / 2).
-                    if (pair + 1'b1 < issues) begin
-                        pair <= pair + 1'b1;
+                    // Pair t of every slot, then t + 1; the level's odd last (pair ==
+                    // width / 2) after its pairs.
+                    if (32'(t_slot) + 1 < SLOTS) begin
+                        t_slot <= t_slot + 1'b1;
+                    end else if (pair + 1'b1 < issues) begin
+                        t_slot <= '0;
+                        pair   <= pair + 1'b1;
                     end else begin
                         settle <= SETTLE[7:0];
                         width  <= issues;
@@ -147,10 +153,10 @@ module fk_mac_pe #(
                         settle <= settle - 1'b1;
                     end else if (width > 1) begin
                         pair   <= '0;
+                        t_slot <= '0;
                         tstate <= T_PAIRS;
                     end else begin
                         out_valid <= 1'b1;
-                        out       <= part[at(t_slot, '0)];
                         tstate    <= T_IDLE;
                     end
                 end
