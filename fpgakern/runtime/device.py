@@ -111,13 +111,7 @@ class KernelHandle:
             raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
                              f"{', '.join(self.kernel.dtypes)}); convert with .astype()")
         variant = self.variant(dtype)
-        known = {s.name: s.default for s in self.kernel.scalars}
-        unknown = set(scalars) - set(known)
-        if unknown:
-            raise UsageError(f"{where}: unknown scalar(s) {', '.join(sorted(unknown))} "
-                             f"(the kernel takes: {', '.join(known) or 'none'})")
-        values = {name: host.scalar_bits(scalars.get(name, default), variant.plan, name, where)
-                  for name, default in known.items()}
+        values = host.scalar_values(variant.plan, scalars, where)
         target = self.target(dtype)
         started = time.perf_counter()
         if shaped_kind:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -133,6 +134,18 @@ def check_inputs(plan_inputs: tuple[str, ...], arrays: tuple[object, ...],
         raise UsageError(f"{where}: inputs have different lengths "
                          f"({', '.join(map(str, sorted(lengths)))}); kernels do not broadcast")
     return checked
+
+
+def scalar_values(plan: Plan, scalars: Mapping[str, object], where: str) -> dict[str, int]:
+    """Every scalar of the plan's kernel as its register bits (scalar_bits): the value
+    given, or the spec's default; a name the kernel does not take is refused."""
+    known = {s.name: s.default for s in plan.kernel.scalars}
+    unknown = set(scalars) - set(known)
+    if unknown:
+        raise UsageError(f"{where}: unknown scalar(s) {', '.join(sorted(unknown))} "
+                         f"(the kernel takes: {', '.join(known) or 'none'})")
+    return {name: scalar_bits(scalars.get(name, default), plan, name, where)
+            for name, default in known.items()}
 
 
 def scalar_bits(value: object, plan: Plan, name: str, where: str) -> int:

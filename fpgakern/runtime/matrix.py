@@ -177,13 +177,7 @@ def call(handle: KernelHandle, arrays: tuple[object, ...], scalars: dict[str, ob
         raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
                          f"{', '.join(kernel.dtypes)}); convert with .astype()")
     variant = handle.variant(dtype)
-    known = {s.name: s.default for s in kernel.scalars}
-    unknown = set(scalars) - set(known)
-    if unknown:
-        raise UsageError(f"{where}: unknown scalar(s) {', '.join(sorted(unknown))} "
-                         f"(the kernel takes: {', '.join(known) or 'none'})")
-    values = {name: host.scalar_bits(scalars.get(name, default), variant.plan, name, where)
-              for name, default in known.items()}
+    values = host.scalar_values(variant.plan, scalars, where)
     target = handle.target(dtype)
     started = time.perf_counter()
     prepared = prepare(variant.plan, target.compute_units, checked, sizes, values,
