@@ -225,3 +225,16 @@ def test_a_kernel_handle_calls_a_contraction_as_the_readme_shows(target):
     got = device.kernel("matrix_ops/linear")(x, w, b)
     want = contract(LIBRARY.get("matrix_ops/linear"), "float32", {"x": x, "weight": w, "bias": b})
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rung", [2, 3, 4])
+def test_hw_emu_gives_the_reference_bits_on_a_large_odd_product(rung):
+    """The RTL kernel (hw_emu) on 197 x 200 x 301, more than one block every way, and on
+    special values: bit for bit the reference, as sw_emu and C simulation."""
+    rng = np.random.default_rng(rung)
+    device = open_plans([plan(LIBRARY.get("matrix_ops/mm"), rung, "float32")], "hw_emu")
+    h = device.kernel("matrix_ops/mm")
+    check_bits(h, operands("matrix_ops/mm", 197, 200, 301, rng))
+    specials = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-45, 3e38, -1.5], np.float32)
+    check_bits(h, [rng.choice(specials, (9, 13)), rng.choice(specials, (13, 7))])
