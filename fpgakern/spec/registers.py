@@ -47,31 +47,31 @@ def registers_kernel(doc: Located, category: str, merged: dict[str, Any],
     if merged.get("inputs", []) not in ([], None):
         raise source("inputs").error("inputs", "a register kernel has no tensor inputs "
                                                "(inputs: []): its inputs are its scalars")
-    outputs = schema._names(source("outputs"), "outputs", merged["outputs"])
-    scalars = schema._scalars(source("scalars"), merged.get("scalars"))
-    dtypes = schema._dtypes(source("dtypes"), merged["dtypes"])
+    outputs = schema.parse_names(source("outputs"), "outputs", merged["outputs"])
+    scalars = schema.parse_scalars(source("scalars"), merged.get("scalars"))
+    dtypes = schema.parse_dtypes(source("dtypes"), merged["dtypes"])
     for i, dtype in enumerate(dtypes):
         if dtype not in REGISTER_DTYPES:
             raise source("dtypes").error("dtypes", f"a register kernel is built for "
                                                    f"{' and '.join(REGISTER_DTYPES)} (32-bit "
                                                    f"registers), not {dtype}", "dtypes", i)
-    schema._check_defaults(source("scalars"), scalars, dtypes)
-    schema._no_clashes(doc, name, (), outputs, scalars)
-    rungs = schema._rungs(source("rungs"), merged.get("rungs", [0]))
+    schema.check_defaults(source("scalars"), scalars, dtypes)
+    schema.check_no_clashes(doc, name, (), outputs, scalars)
+    rungs = schema.parse_rungs(source("rungs"), merged.get("rungs", [0]))
     if rungs != (0,):
         raise source("rungs").error("rungs", "a register kernel builds rung 0 only (it has no "
                                              "memory traffic to buffer, stream or widen)")
     results = _results(doc, merged.get("expression"), outputs)
     kernel = Kernel(
-        name=name, category=category, doc=schema._one_line(doc, "doc", merged["doc"]),
+        name=name, category=category, doc=schema.one_line(doc, "doc", merged["doc"]),
         mirrors=None, inputs=(), scalars=scalars, outputs=outputs, dtypes=dtypes,
         expression="", rungs=rungs, compute_units=1, source=doc.file,
-        tops=schema._tops(doc, merged.get("top"), name, dtypes,
+        tops=schema.parse_tops(doc, merged.get("top"), name, dtypes,
                           {*outputs, *(s.name for s in scalars)}),
         auto_restart=True, results=results,
     )
     _check_results(doc, kernel)
-    return schema._arg_order(doc, merged.get("args"), kernel)
+    return schema.with_arg_order(doc, merged.get("args"), kernel)
 
 
 def _results(doc: Located, value: Any, outputs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:

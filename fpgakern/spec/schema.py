@@ -113,7 +113,8 @@ MAX_MIRRORS_CHARS = 100
 # build/library/...): a category of that name would write over them.
 _RESERVED_CATEGORIES = frozenset({"reports", "library"})
 
-def _names(doc: Located, key: str, value: Any, *, exactly_one: bool = False) -> tuple[str, ...]:
+def parse_names(doc: Located, key: str, value: Any, *,
+                exactly_one: bool = False) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:
@@ -128,7 +129,7 @@ def _names(doc: Located, key: str, value: Any, *, exactly_one: bool = False) -> 
     return names
 
 
-def _scalars(doc: Located, value: Any) -> tuple[ScalarArg, ...]:
+def parse_scalars(doc: Located, value: Any) -> tuple[ScalarArg, ...]:
     if value is None:
         return ()
     if not isinstance(value, dict):
@@ -145,7 +146,7 @@ def _scalars(doc: Located, value: Any) -> tuple[ScalarArg, ...]:
     return tuple(out)
 
 
-def _dtypes(doc: Located, value: Any) -> tuple[str, ...]:
+def parse_dtypes(doc: Located, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:
@@ -160,7 +161,7 @@ def _dtypes(doc: Located, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _rungs(doc: Located, value: Any) -> tuple[int, ...]:
+def parse_rungs(doc: Located, value: Any) -> tuple[int, ...]:
     if value is None:
         return DEFAULT_RUNGS
     if not isinstance(value, list) or not value:
@@ -181,7 +182,7 @@ def _compute_units(doc: Located, value: Any) -> int:
     return value
 
 
-def _one_line(doc: Located, key: str, value: Any, limit: int = MAX_DOC_CHARS) -> str:
+def one_line(doc: Located, key: str, value: Any, limit: int = MAX_DOC_CHARS) -> str:
     """A line of text that generated C++ and SystemVerilog copy into ``//`` comments."""
     if not isinstance(value, str) or not value.strip():
         raise doc.error(key, "expected a non-empty one-line string")
@@ -212,7 +213,7 @@ def load_category(doc: Located) -> tuple[str, dict[str, Any]]:
     if not isinstance(data, dict):
         raise SpecError(doc.file, 1, None, "a category file must be a mapping")
     check_keys(doc, data, CATEGORY_KEYS)
-    text = _one_line(doc, "doc", data.get("doc", doc.file.parent.name))
+    text = one_line(doc, "doc", data.get("doc", doc.file.parent.name))
     defaults = data.get("defaults")
     defaults = {} if defaults is None else defaults
     if not isinstance(defaults, dict):
@@ -264,30 +265,30 @@ def validate(
     if name != doc.file.stem:
         raise doc.error("kernel", f"name {shown(name)} must match the file name "
                                   f"{shown(doc.file.stem)}")
-    inputs = _names(source("inputs"), "inputs", merged["inputs"])
-    outputs = _names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
-    scalars = _scalars(source("scalars"), merged.get("scalars"))
-    dtypes = _dtypes(source("dtypes"), merged["dtypes"])
-    _check_defaults(source("scalars"), scalars, dtypes)
-    _no_clashes(doc, name, inputs, outputs, scalars)
+    inputs = parse_names(source("inputs"), "inputs", merged["inputs"])
+    outputs = parse_names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
+    scalars = parse_scalars(source("scalars"), merged.get("scalars"))
+    dtypes = parse_dtypes(source("dtypes"), merged["dtypes"])
+    check_defaults(source("scalars"), scalars, dtypes)
+    check_no_clashes(doc, name, inputs, outputs, scalars)
     lets = _lets(doc, data.get("let"), {*inputs, *outputs, *(s.name for s in scalars), name})
     kernel = Kernel(
         name=name,
         category=category,
-        doc=_one_line(doc, "doc", merged["doc"]),
+        doc=one_line(doc, "doc", merged["doc"]),
         mirrors=_mirrors(source("mirrors"), merged.get("mirrors")),
         inputs=inputs,
         scalars=scalars,
         outputs=outputs,
         dtypes=dtypes,
         expression=_expression(doc, merged["expression"]),
-        rungs=_rungs(source("rungs"), merged.get("rungs")),
+        rungs=parse_rungs(source("rungs"), merged.get("rungs")),
         compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
         source=doc.file,
         shapes=_shapes(doc, data.get("shapes")),
         lets=lets,
         stated_accuracy=_accuracy(doc, data.get("accuracy")),
-        tops=_tops(doc, data.get("top"), name, dtypes,
+        tops=parse_tops(doc, data.get("top"), name, dtypes,
                    {*inputs, *outputs, *(s.name for s in scalars), *(n for n, _ in lets)}),
         streams=_streams(doc, data.get("streams"), (*inputs, *outputs)),
         free_running=_control(doc, data.get("control")) == "free_running",
@@ -295,10 +296,10 @@ def validate(
     _check_expression(doc, kernel)
     _check_shapes(doc, kernel)
     kernel = _check_streams(doc, data, kernel)
-    return _arg_order(doc, data.get("args"), kernel)
+    return with_arg_order(doc, data.get("args"), kernel)
 
 
-def _arg_order(doc: Located, value: Any, kernel: Kernel) -> Kernel:
+def with_arg_order(doc: Located, value: Any, kernel: Kernel) -> Kernel:
     """The spec's ``args``: a C signature's order of the kernel's arguments (AMD's
     ``vector_add(c, a, b, n)``, ``mem_read(mem, n, out)``), each named exactly once."""
     if value is None:
@@ -328,7 +329,7 @@ def _arg_order(doc: Located, value: Any, kernel: Kernel) -> Kernel:
 def _streams(doc: Located, value: Any, ports: tuple[str, ...]) -> tuple[str, ...]:
     if value is None:
         return ()
-    names = _names(doc, "streams", value)
+    names = parse_names(doc, "streams", value)
     for i, name in enumerate(names):
         if name not in ports:
             raise doc.error("streams", f"{shown(name)} is not an input or output of the "
@@ -417,30 +418,30 @@ def _transform_kernel(doc: Located, category: str, merged: dict[str, Any],
     if name != doc.file.stem:
         raise doc.error("kernel", f"name {shown(name)} must match the file name "
                                   f"{shown(doc.file.stem)}")
-    inputs = _names(source("inputs"), "inputs", merged["inputs"], exactly_one=True)
-    outputs = _names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
-    _no_clashes(doc, name, inputs, outputs, (TRANSFORM_SCALE,))
-    dtypes = _dtypes(source("dtypes"), merged["dtypes"])
+    inputs = parse_names(source("inputs"), "inputs", merged["inputs"], exactly_one=True)
+    outputs = parse_names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
+    check_no_clashes(doc, name, inputs, outputs, (TRANSFORM_SCALE,))
+    dtypes = parse_dtypes(source("dtypes"), merged["dtypes"])
     wanted = "float32" if transform == "rfft" else "complex64"
     if dtypes != (wanted,):
         raise source("dtypes").error("dtypes", f"{transform} takes {wanted} rows: dtypes "
                                                f"must be [{wanted}]")
-    rungs = _rungs(source("rungs"), merged.get("rungs"))
+    rungs = parse_rungs(source("rungs"), merged.get("rungs"))
     if any(r > MAX_TRANSFORM_RUNG for r in rungs):
         raise source("rungs").error("rungs", f"a transform kernel builds rungs "
                                              f"0-{MAX_TRANSFORM_RUNG}")
     return Kernel(
-        name=name, category=category, doc=_one_line(doc, "doc", merged["doc"]),
+        name=name, category=category, doc=one_line(doc, "doc", merged["doc"]),
         mirrors=_mirrors(source("mirrors"), merged.get("mirrors")), inputs=inputs,
         scalars=(TRANSFORM_SCALE,), outputs=outputs, dtypes=dtypes, expression="",
         rungs=rungs,
         compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
         source=doc.file, transform=transform,
-        tops=_tops(doc, merged.get("top"), name, dtypes,
+        tops=parse_tops(doc, merged.get("top"), name, dtypes,
                    {*inputs, *outputs, TRANSFORM_SCALE.name}))
 
 
-def _tops(doc: Located, value: Any, name: str, dtypes: tuple[str, ...],
+def parse_tops(doc: Located, value: Any, name: str, dtypes: tuple[str, ...],
           arguments: set[str]) -> tuple[tuple[str, str], ...]:
     """``top``: one name for a kernel of one dtype, or a mapping dtype: name (the dtypes
     it leaves out keep their default tops). Each is a name the generated C++,
@@ -579,7 +580,7 @@ class _Shifted(Located):
 def _mirrors(doc: Located, value: Any) -> str | None:
     if value is None:
         return None
-    text = _one_line(doc, "mirrors", value, MAX_MIRRORS_CHARS)
+    text = one_line(doc, "mirrors", value, MAX_MIRRORS_CHARS)
     if not _MIRRORS.fullmatch(text):
         raise doc.error("mirrors",
                         f"expected a dotted operator name like torch.add, got {shown(text)}")
@@ -605,7 +606,7 @@ def check_category(doc: Located, category: str) -> None:
                         "name")
 
 
-def _check_defaults(doc: Located, scalars: tuple[ScalarArg, ...], dtypes: tuple[str, ...]) -> None:
+def check_defaults(doc: Located, scalars: tuple[ScalarArg, ...], dtypes: tuple[str, ...]) -> None:
     """Every dtype variant passes each scalar's default to its kernel: it must be a value
     of each (no NaN default for an int32 variant, no 1e39 for float32; a complex64
     variant's scalars are float32)."""
@@ -617,7 +618,7 @@ def _check_defaults(doc: Located, scalars: tuple[ScalarArg, ...], dtypes: tuple[
                                 f"not a valid {scalar_dtype} ({problem})", "scalars", scalar.name)
 
 
-def _no_clashes(
+def check_no_clashes(
     doc: Located,
     name: str,
     inputs: tuple[str, ...],
@@ -692,32 +693,32 @@ def _contraction_kernel(doc: Located, category: str, merged: dict[str, Any],
     if name != doc.file.stem:
         raise doc.error("kernel", f"name {shown(name)} must match the file name "
                                   f"{shown(doc.file.stem)}")
-    inputs = _names(source("inputs"), "inputs", merged["inputs"])
+    inputs = parse_names(source("inputs"), "inputs", merged["inputs"])
     if len(inputs) < 2:
         raise source("inputs").error("inputs", f"a contraction's first two inputs are its "
                                                f"operands ({parsed.a} and {parsed.b}); got "
                                                f"{len(inputs)} input")
-    outputs = _names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
-    scalars = _scalars(source("scalars"), merged.get("scalars"))
-    dtypes = _dtypes(source("dtypes"), merged["dtypes"])
+    outputs = parse_names(source("outputs"), "outputs", merged["outputs"], exactly_one=True)
+    scalars = parse_scalars(source("scalars"), merged.get("scalars"))
+    dtypes = parse_dtypes(source("dtypes"), merged["dtypes"])
     for i, dtype in enumerate(dtypes):
         if dtype not in CONTRACTION_DTYPES:
             raise source("dtypes").error("dtypes", f"a contraction is built for "
                                                    f"{' and '.join(CONTRACTION_DTYPES)}, "
                                                    f"not {dtype}", "dtypes", i)
-    _check_defaults(source("scalars"), scalars, dtypes)
-    _no_clashes(doc, name, inputs, outputs, scalars)
+    check_defaults(source("scalars"), scalars, dtypes)
+    check_no_clashes(doc, name, inputs, outputs, scalars)
     kernel = Kernel(
-        name=name, category=category, doc=_one_line(doc, "doc", merged["doc"]),
+        name=name, category=category, doc=one_line(doc, "doc", merged["doc"]),
         mirrors=_mirrors(source("mirrors"), merged.get("mirrors")), inputs=inputs,
         scalars=scalars, outputs=outputs, dtypes=dtypes,
         expression=_expression(doc, merged.get("expression", ACC)),
-        rungs=_rungs(source("rungs"), merged.get("rungs")),
+        rungs=parse_rungs(source("rungs"), merged.get("rungs")),
         compute_units=_compute_units(source("compute_units"), merged.get("compute_units")),
         source=doc.file,
         lets=_lets(doc, merged.get("let"), {*inputs, *outputs, *(s.name for s in scalars),
                                              name}),
-        tops=_tops(doc, merged.get("top"), name, dtypes,
+        tops=parse_tops(doc, merged.get("top"), name, dtypes,
                    {*inputs, *outputs, *(s.name for s in scalars)}),
         contraction=parsed,
         indices=_indices(doc, merged.get("indices"), parsed, inputs[2:]),
