@@ -33,9 +33,10 @@ HARNESS = Path(__file__).resolve().with_name("pesim_harness.cpp")
 VERILATOR_FLAGS = (*verilator.FLAGS, "-CFLAGS", "-O0")
 
 
-def build_model(dtype_name: str, slots: int) -> Path:
-    """The compiled harness of a PE for ``dtype_name`` with ``slots`` slots (cached)."""
-    params = pe.pe_parameters(dtype_name, slots)
+def build_model(dtype_name: str, slots: int, banks: int = 1) -> Path:
+    """The compiled harness of a PE for ``dtype_name`` with ``slots`` slots and ``banks``
+    sets of partials (cached; the harness uses bank 0)."""
+    params = pe.pe_parameters(dtype_name, slots, banks)
     files = pe.pe_sources(dtype_name)
     overrides = [f"-G{name}={value}" for name, value in params.items()]
     key = key_of(PE, *overrides, verilator.version(), *VERILATOR_FLAGS,
@@ -49,7 +50,7 @@ def build_model(dtype_name: str, slots: int) -> Path:
                  files={"pesim_config.h": f"#define FK_SLOTS {slots}\n"
                                           f"#define FK_P {PARTIALS}\n"})
 
-    return cached_build("pesim", f"{PE}-{dtype_name}-{slots}", key, "sim", build) / "sim"
+    return cached_build("pesim", f"{PE}-{dtype_name}-{slots}-{banks}", key, "sim", build) / "sim"
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class PeRun:
 
 
 def run(a: Sequence[np.ndarray], b: Sequence[np.ndarray], dtype_name: str,
-        slots: int = 1) -> PeRun:
+        slots: int = 1, banks: int = 1) -> PeRun:
     """Each output's products a[j] * b[j] (1-D arrays of one length per output) through
     one PE, ``slots`` outputs interleaved at a time; the outputs of each group of
     ``slots`` have one length (a PE's trees share one count, as a kernel's outputs do)."""
@@ -73,7 +74,7 @@ def run(a: Sequence[np.ndarray], b: Sequence[np.ndarray], dtype_name: str,
         y = np.ascontiguousarray(y, numpy).view(np.uint32)
         parts += [np.array([x.size], np.int32).tobytes(),
                   np.stack([x, y], axis=1).astype("<u4").tobytes()]
-    binary = build_model(dtype_name, slots)
+    binary = build_model(dtype_name, slots, banks)
     with tempfile.TemporaryDirectory(prefix="fk-pesim-") as tmp:
         jobs, out = Path(tmp) / "jobs.bin", Path(tmp) / "results.bin"
         jobs.write_bytes(b"".join(parts))

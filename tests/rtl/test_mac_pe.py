@@ -40,15 +40,17 @@ def _operands(dtype: str, special: bool, seed: int, slots: int = 1) -> tuple[lis
     return [draw(k) for k in ks], [draw(k) for k in ks]
 
 
-# Two of the four by default (the kernels' RTL simulations run the PE too), all four under
-# -m slow.
-@pytest.mark.parametrize(("dtype", "slots"), [
-    ("float32", 1), ("int32", 4), pytest.param("float32", 4, marks=pytest.mark.slow),
-    pytest.param("int32", 1, marks=pytest.mark.slow)])
-def test_the_pe_sums_in_the_declared_order(dtype, slots):
+# Three of the six by default (the kernels' RTL simulations run the PE too), all under
+# -m slow. Two banks: the trees on their own adder (the harness uses bank 0).
+@pytest.mark.parametrize(("dtype", "slots", "banks"), [
+    ("float32", 1, 1), ("int32", 4, 1), ("float32", 4, 2),
+    pytest.param("float32", 4, 1, marks=pytest.mark.slow),
+    pytest.param("int32", 1, 1, marks=pytest.mark.slow),
+    pytest.param("int32", 4, 2, marks=pytest.mark.slow)])
+def test_the_pe_sums_in_the_declared_order(dtype, slots, banks):
     for special in (False, True):
         a, b = _operands(dtype, special, seed=slots, slots=slots)
-        result = pesim.run(a, b, dtype, slots)
+        result = pesim.run(a, b, dtype, slots, banks)
         want = pesim.expected(a, b, dtype)
         assert pesim.mismatches(result.results, want) == 0, (special, result.results, want)
     # One product per cycle: the products, then one pass of trees per group of slots
@@ -88,8 +90,8 @@ def test_the_pe_check_can_fail(monkeypatch, tmp_path):
 def test_the_pe_lints_clean(dtype):
     from fpgakern.tools import verilator
 
-    for slots in (1, 8):
-        params = pe.pe_parameters(dtype, slots)
+    for slots, banks in ((1, 1), (8, 1), (8, 2)):
+        params = pe.pe_parameters(dtype, slots, banks)
         result = verilator.lint(pe.pe_sources(dtype), top=pe.PE,
                                 options=[f"-G{k}={v}" for k, v in params.items()])
         assert result.ok, result.output

@@ -14,12 +14,13 @@ from fpgakern.ir.ops import OPS
 PE = "fk_mac_pe"
 
 
-def pe_parameters(dtype_name: str, slots: int) -> dict[str, int]:
+def pe_parameters(dtype_name: str, slots: int, banks: int = 1) -> dict[str, int]:
     """fk_mac_pe's parameters for a dtype: its multiplier's and adder's latencies from the
-    op table, ``slots`` outputs, the declared order's partials."""
+    op table, ``slots`` outputs, the declared order's partials, ``banks`` sets of them (2:
+    the trees on an adder of their own, beside the next block's products)."""
     return {"FLOAT": int(DTYPES[dtype_name].is_float), "SLOTS": slots, "P": PARTIALS,
             "MUL_LAT": OPS["mul"].rtl[dtype_name].latency,
-            "ADD_LAT": OPS["add"].rtl[dtype_name].latency}
+            "ADD_LAT": OPS["add"].rtl[dtype_name].latency, "BANKS": banks}
 
 
 def pe_sources(dtype_name: str) -> list[Path]:

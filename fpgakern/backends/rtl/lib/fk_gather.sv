@@ -6,12 +6,15 @@
 // the beat. A request may instead be `zero` (an element outside the matrix, which reads
 // as 0): it takes no read and keeps its place in order. At most OUTSTANDING requests are
 // in flight; a response leaves in request order, with the request's tag, in the cycle
-// after its beat (or its turn, for a zero). rready stays high: a request is accepted only
-// when its response has a place.
+// after its beat (or its turn, for a zero). A request may be accepted every cycle (the
+// address register frees as its address is taken) and a beat may arrive every cycle (the
+// beat register frees as its response leaves), so with OUTSTANDING above the memory's
+// latency the engine moves one element a cycle. A request is accepted only when its
+// response has a place.
 module fk_gather #(
     parameter int DATA_W      = 32,
     parameter int TAG_W       = 8,
-    parameter int OUTSTANDING = 16  // a power of two
+    parameter int OUTSTANDING = 64  // a power of two
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -51,23 +54,25 @@ module fk_gather #(
     logic              q_zero [OUTSTANDING];
     logic [PTR_W:0]    count;
     logic [PTR_W-1:0]  head, tail;
-    logic              pop, beat_in;
+    logic              pop, beat_in, beat_out;
     logic [DATA_W-1:0] beat;
     logic              have_beat;  // a read's beat, waiting for its entry at the head
 
-    // An address request may wait for arready; the next request waits for it.
+    // An address request may wait for arready; the next request may come as it is taken.
     logic              ar_pending;
-    assign req_ready = !ar_pending && count < FULL;
+    assign req_ready = (!ar_pending || arready) && count < FULL;
     assign arvalid   = ar_pending;
     assign arlen     = 8'd0;
     assign arsize    = SIZE[2:0];
     assign arburst   = 2'b01;
-    assign rready    = !have_beat;
-    assign beat_in   = rvalid && rready;
     assign idle      = count == '0;
 
-    // The head leaves when it is a zero, or when its beat has arrived.
-    assign pop = count != '0 && (q_zero[head] || have_beat);
+    // The head leaves when it is a zero, or when its beat has arrived; a beat leaving
+    // frees the register for the next.
+    assign pop      = count != '0 && (q_zero[head] || have_beat);
+    assign beat_out = pop && !q_zero[head];
+    assign rready   = !have_beat || beat_out;
+    assign beat_in  = rvalid && rready;
 
     always_ff @(posedge clk) begin
         if (!rst_n) begin
@@ -97,13 +102,14 @@ module fk_gather #(
             if (beat_in) begin
                 have_beat <= 1'b1;
                 beat      <= rdata;
+            end else if (beat_out) begin
+                have_beat <= 1'b0;
             end
             resp_valid <= pop;
             if (pop) begin
                 resp_tag  <= q_tag[head];
                 resp_data <= q_zero[head] ? 32'd0 : beat[q_lane[head] * 32 +: 32];
                 head      <= head + 1'b1;
-                if (!q_zero[head]) have_beat <= 1'b0;  // rready was low: no beat came now
             end
             count <= count + {{PTR_W{1'b0}}, req_valid && req_ready} - {{PTR_W{1'b0}}, pop};
         end

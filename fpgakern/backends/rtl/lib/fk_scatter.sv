@@ -2,11 +2,12 @@
 //
 // Each request is one single-beat write (AWLEN 0) of the DATA_W-bit word holding the
 // element, only its 32-bit lane strobed. AW and W of a request go out together; the next
-// request waits for both handshakes. At most OUTSTANDING write responses are awaited;
+// request may come in the cycle both are taken (one write a cycle when the memory takes
+// them at once). At most OUTSTANDING write responses are awaited;
 // `idle` is high when every write has its response (the kernel's done waits for it).
 module fk_scatter #(
     parameter int DATA_W      = 32,
-    parameter int OUTSTANDING = 16
+    parameter int OUTSTANDING = 64
 ) (
     input  logic                clk,
     input  logic                rst_n,
@@ -50,7 +51,7 @@ module fk_scatter #(
         assign strobe = 4'hF;
     end
 
-    assign req_ready = !awvalid && !wvalid && awaiting < FULL;
+    assign req_ready = (!awvalid || awready) && (!wvalid || wready) && awaiting < FULL;
     assign issue     = req_valid && req_ready;
     assign respond   = bvalid && bready;
     assign bready    = 1'b1;
