@@ -2,7 +2,8 @@
 every rung, beside the rung's ideal.
 
     python benchmarks/matrix_ladder.py [--kernel matrix_ops/mm] [--dtype float32]
-                                       [--sizes 64x64x64 67x71x73] [--rungs 0 1 2 3 4]
+                                       [--sizes 256x256x256 197x200x301] [--rungs 0 1 2 3 4]
+                                       [--large 512x512x512]
 
 Each size (M x N x K) runs once per rung in the fast memory model (64-cycle read latency)
 through sim/fk_matrix_tb.py, bit for bit against the reference; the table gives the
@@ -10,7 +11,8 @@ cycles from ap_start to the last CU's interrupt, MACs per cycle (M N K / cycles)
 rung's ideal (fpgakern.backends.rtl.contraction.ideal_macs_per_cycle: its PEs, one
 product each per cycle, or per GAP cycles) and the share of it reached. Rungs 0 and 1 read
 every element with its own request; their MACs/cycle do not depend on the size, so the
-smaller size stands for them.
+smaller size stands for them. The PE array's rungs (4 and up) also run the large size.
+It takes about six minutes.
 """
 
 from __future__ import annotations
@@ -36,10 +38,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernel", default="matrix_ops/mm")
     parser.add_argument("--dtype", default="float32")
-    parser.add_argument("--sizes", nargs="+", default=[(64, 64, 64), (67, 71, 73)], type=_size)
+    parser.add_argument("--sizes", nargs="+", default=[(256, 256, 256), (197, 200, 301)],
+                        type=_size)
     parser.add_argument("--rungs", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--small", type=_size, default=(16, 16, 16),
                         help="the size rungs 0 and 1 run instead (per-element reads)")
+    parser.add_argument("--large", nargs="*", type=_size, default=[(512, 512, 512)],
+                        help="the sizes the PE array's rungs (4 and up) run as well")
     args = parser.parse_args()
     kernel = Library(specs_dir()).get(args.kernel)
     print(f"{args.kernel} {args.dtype}, fast memory model (64-cycle reads)")
@@ -49,6 +54,8 @@ def main() -> None:
     for rung in args.rungs:
         p = plan(kernel, rung, args.dtype)
         sizes = [args.small] if rung < 2 else args.sizes
+        if p.rung.vector_bits:
+            sizes = [*sizes, *args.large]
         for m, n, k in sizes:
             with tempfile.TemporaryDirectory() as folder:
                 started = time.time()

@@ -43,6 +43,7 @@ class Shape:
     pc: int
     nbuf: int
     gap: int
+    banks: int = 1
 
     @property
     def ur(self) -> int:
@@ -67,7 +68,7 @@ def shape(plan: Plan) -> Shape:
     if rung == 1:
         return Shape(8, 8, 1, 1, 1, mul + add + 1)
     if plan.rung.vector_bits:  # rungs 4 and 5
-        return Shape(32, 32, 4, 4, 3, 1)
+        return Shape(32, 32, 4, 4, 3, 1, banks=2)
     return Shape(8, 8, 1, 1, 3, 1)  # rungs 2 and 3
 
 
@@ -115,4 +116,5 @@ def strides(plan: Plan) -> dict[str, dict[str, str]]:
 
 def pe_parameters(plan: Plan) -> dict[str, int]:
     """fk_mac_pe's parameters in this kernel: the dtype's, with the rung's slots."""
-    return pe.pe_parameters(plan.dtype.name, shape(plan).slots)
+    s = shape(plan)
+    return pe.pe_parameters(plan.dtype.name, s.slots, s.banks)

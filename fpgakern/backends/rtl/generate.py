@@ -578,7 +578,7 @@ def _contraction_design(plan: Plan) -> _Design:
         a=a, b=b, extras=extras, out=kernel.output, out_bundle=bundle_of[kernel.output],
         pointers=[*kernel.inputs, kernel.output], strides=contraction.strides(plan),
         bundle_of=bundle_of, readers=readers, operand_select=select, operand_ready=ready,
-        extras_ready=" && ".join(f"e_have_{i}" for i in range(len(extras))) or "1'b1",
+        extras_ready=" && ".join(f"x_fifo_valid_{i}" for i in range(len(extras))) or "1'b1",
         epilogue_name=name, epilogue_latency=dp.latency, acc=ACC,
         scalars=[sc.name for sc in kernel.scalars])
     operators = [*dp.modules, *(m for m in (OPS["mul"].rtl[plan.dtype.name].module,
