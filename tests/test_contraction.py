@@ -189,11 +189,28 @@ def test_csim_catches_a_kernel_that_sums_from_zero(tmp_path):
     assert failed and failed <= {"special values", "special values K=1"}, failed
 
 
-@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4])
+def test_rung_5_is_the_array_in_every_compute_unit(tmp_path):
+    """Rung 5 (built on request: specs default to rungs 0-4) is rung 4's PE array in each
+    CU, CU u taking every units-th tile; its C simulation holds bit for bit."""
+    from fpgakern import paths
+    from fpgakern.backends.hls import generate
+    from fpgakern.ladder import plan
+    from fpgakern.verify import matrix_csim
+
+    p = plan(Library(paths.SOURCE_ROOT / "kernel_specs").get("matrix_ops/linear"), 5,
+             "float32")
+    sources = generate(p, tmp_path)
+    text = sources.kernel.read_text()
+    assert "fk_t = unit; fk_t < fk_tiles; fk_t += units" in text and "max_widen_bitwidth=512" in text
+    result = matrix_csim.run(p, sources, tmp_path / "csim")
+    assert result.passed, result.summary()
+
+
+@pytest.mark.parametrize("rung", [0, 1, 2, 3, 4, 5])
 def test_the_kernel_signature_is_the_interface(rung: int):
     """The HLS top's parameters, in order, and each pointer's m_axi bundle are what
     fpgakern.interface says (kernel.xml, the host and the runtime follow it): one shared
-    bundle before rung 2, a compute unit's unit/units after the sizes at rung 3."""
+    bundle before rung 2, a compute unit's unit/units after the sizes at rungs 3 and 5."""
     import re
 
     from fpgakern import paths

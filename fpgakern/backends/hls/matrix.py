@@ -64,20 +64,22 @@ def context(plan: Plan) -> dict[str, object]:
     params += [f"{scalar_type} {s.name}" for s in kernel.scalars]
     params += [f"int {size}" for size in kernel.size_args]
     rung = plan.rung.index
-    if rung == 3:
+    multi_cu = plan.rung.multi_cu  # rungs 3 and 5
+    if multi_cu:
         params += ["int unit", "int units"]
     call = [f"fk_in_{name}.data()" for name in kernel.inputs] + ["fk_out.data()"]
     call += [s.name for s in kernel.scalars] + list(kernel.size_args)
     return {
         "top": plan.top, "definition": kernel.definition, "contraction": contraction,
-        "rung": rung, "rung_name": plan.rung.name,
+        "rung": rung, "rung_name": plan.rung.name, "multi_cu": multi_cu,
+        "array": plan.rung.vector_bits is not None,  # rungs 4 and 5: the PE array
         "T": ctype, "S": scalar_type, "is_float": dtype.is_float,
         "params": ", ".join(params), "call_args": ", ".join(call),
         "signature_doc": ", ".join(p.split()[-1] for p in params),
         "pointers": pointers, "bundles": {p: plan.arch.bundle(p) for p in pointers},
         "scalar_args": [*(s.name for s in kernel.scalars),
                                               *kernel.size_args,
-                                              *(("unit", "units") if rung == 3 else ())],
+                                              *(("unit", "units") if multi_cu else ())],
         "scalars": [s.name for s in kernel.scalars], "inputs": kernel.inputs,
         "a_elem": f"{a}[{offset(contraction.a, contraction)}]",
         "b_elem": f"{b}[{offset(contraction.b, contraction)}]",

@@ -5,17 +5,19 @@ For each block of outputs the kernel streams k = 0 .. K-1 in ascending order: a 
 A (the block's TM rows at k) and a row of B (the block's TN columns at k) are read into a
 ring of NBUF small buffers (fk_gather: single elements, any index layout, zeros outside
 the matrices), and every PE multiplies its SLOTS outputs' operands into their partial sums,
-one product per cycle. After the last k, each PE's partials go through the declared tree,
-each result through the epilogue (the spec's expression over acc and the further inputs,
-which are read per output) and out to memory (fk_scatter). Every output is summed in the
-declared order whatever the rung: partial k mod 64, in ascending k, then the tree.
+one product per cycle. After the last k the block is drained: each PE's partials go
+through the declared tree, and the results stream through the epilogue (the spec's
+expression over acc and the further inputs, which are read ahead in the drain's order),
+one a cycle, and out to memory (fk_scatter). Every output is summed in the declared order
+whatever the rung: partial k mod 64, in ascending k, then the tree.
 
 The rungs differ in their numbers (:func:`shape`): rung 0 one output at a time, one
 buffer (each k waits for its reads); rung 1 an 8 x 8 block, one buffer, a product every
 GAP cycles (each waits for the one before); rung 2 the block pipelined, three buffers (the
 reads of the next k's overlap the products of this one), every pointer on its own port;
 rung 3 rung 2's kernel as compute units, each taking every units-th block; rung 4 a 4 x 4
-PE array on a 32 x 32 block behind 512-bit ports.
+PE array on a 32 x 32 block behind 512-bit ports, with two banks of partials so that a
+block's drain overlaps the next block's k loop.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ from fpgakern.ladder import Plan
 @dataclass(frozen=True)
 class Shape:
     """A rung's numbers: the block (TM x TN outputs), the PE array (PR x PC, each PE with
-    SLOTS = (TM / PR) * (TN / PC) outputs), the ring of operand buffers, and the cycles
-    between two products of a PE (1: pipelined)."""
+    SLOTS = (TM / PR) * (TN / PC) outputs), the ring of operand buffers, the cycles
+    between two products of a PE (1: pipelined) and the banks of partials (2: a block's
+    drain beside the next block's products)."""
 
     tm: int
     tn: int
