@@ -29,8 +29,6 @@ NO_RTL_KINDS: dict[KernelKind, str] = {}
 # Kinds with no C++ host wrapper (XRT host code) yet, each with its reason: the
 # host and xo steps report it as their outcome.
 NO_HOST_KINDS: dict[KernelKind, str] = {
-    "contraction": "the contraction kind has no C++ XRT host wrapper yet (issue 30); the "
-                   "Python runtime (fpgakern.runtime.matrix) and the torch ops run it",
     "registers": "a register kernel is run by a host program of your own, started once "
                  "with xrt::autostart and fed through xrt::mailbox (docs/runtime.md); "
                  "fpgakern writes no host wrapper or torch op for it",
@@ -39,7 +37,7 @@ NO_HOST_KINDS: dict[KernelKind, str] = {
 # have one).
 NO_XO_KINDS: dict[KernelKind, str] = {}
 # Kinds the Python runtime, the torch ops and the torch.compile backend cannot run (a
-# subset of NO_HOST_KINDS: a contraction has no C++ host wrapper but runs from Python).
+# subset of NO_HOST_KINDS).
 NO_RUNTIME_KINDS: dict[KernelKind, str] = {"registers": NO_HOST_KINDS["registers"]}
 # The name a contraction's epilogue (its ``expression``) gives the contracted value.
 ACC = "acc"

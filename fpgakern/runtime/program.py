@@ -22,6 +22,8 @@ from pathlib import Path
 
 from fpgakern import paths
 from fpgakern.errors import FpgakernError, UsageError, display_path
+from fpgakern.interface import interface
+from fpgakern.ir.kernel import Kernel
 from fpgakern.ladder import RUNGS, Plan, Variant, builds, plan
 from fpgakern.spec.library import Library
 
@@ -130,6 +132,10 @@ def _rungs_with_ports(widths: set[int], bundles: set[str], cus: int = 1) -> list
     return [r.index for r in sorted(vector, key=lambda r: r.multi_cu != (cus > 1))]
 
 
+def _arg_names(kernel: Kernel, rung: int, dtype: str) -> tuple[str, ...]:
+    return tuple(a.name for a in interface(plan(kernel, rung, dtype)).args)
+
+
 def from_xclbin(path: Path, library: Library, build_root: Path | None = None) -> Program:
     from fpgakern.link import axlf, metadata
 
@@ -155,8 +161,11 @@ def from_xclbin(path: Path, library: Library, build_root: Path | None = None) ->
         widths = {p.data_width for p in k.desc.masters}
         bundles = {p.name.lower() for p in k.desc.masters}
         cu_names = tuple(name for name, _ in k.instances) or (f"{k.desc.name}_1",)
+        # The arguments tell apart rungs whose ports agree (a contraction's multi-CU rung
+        # has unit and units): a model of another interface would run on wrong registers.
+        arg_names = tuple(a.name for a in k.desc.args)
         candidates = [r for r in _rungs_with_ports(widths, bundles, len(cu_names))
-                      if builds(kernel, r)]
+                      if builds(kernel, r) and _arg_names(kernel, r, dtype) == arg_names]
         if not candidates and kernel.auto_restart:  # no memory port to tell: rung 0 only
             candidates = sorted(kernel.rungs, reverse=True)
         if not candidates:

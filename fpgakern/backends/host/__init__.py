@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from fpgakern.backends.hls import matrix
 from fpgakern.backends.hls.generator import templates_dir
 from fpgakern.backends.templates import render, write
 from fpgakern.interface import interface
@@ -89,6 +90,11 @@ class _VariantView:
         return self.kernel.kind == "transform"
 
     @property
+    def contraction(self) -> bool:
+        """A contraction: its wrapper takes batch, m, n, k (contraction/host.hpp.j2)."""
+        return self.kernel.contraction is not None
+
+    @property
     def scalars(self) -> list[_Scalar]:
         is_float = DTYPES[self.plan.dtype.scalar_dtype].is_float
         return [_Scalar(s.name, host_literal(s.default, is_float)) for s in self.kernel.scalars]
@@ -141,6 +147,8 @@ def context(plan: Plan) -> dict[str, object]:
         ctx.update(_shaped_context(kernel))
     if kernel.transform is not None:
         ctx.update(_transform_context(plan))
+    if kernel.contraction is not None:
+        ctx.update(_contraction_context(plan))
     reduction = kernel.reduction
     if reduction is not None:
         # The partial results of the compute units merge by the op table's combine op;
@@ -207,6 +215,69 @@ def _transform_context(plan: Plan) -> dict[str, object]:
         "out_len": "n/2 + 1" if kernel.transform == "rfft" else "n",
         "min_n": fft.MIN_FFT, "max_n": fft.MAX_FFT, "inverse": fft.is_inverse(kernel.transform),
     }
+
+
+@dataclass(frozen=True)
+class _Tensor:
+    """A contraction's tensor as its wrapper lays it out: row-major in its indices, each
+    index's extent a C++ size variable (batch, m, n, k), and where A's free index m is
+    (a compute unit's rows are a slab along it; None: every CU takes the whole tensor)."""
+
+    name: str
+    indices: str
+    extents: tuple[str, ...]
+    m_axis: int | None
+
+    @property
+    def outer(self) -> str:
+        """The product of the extents before m (1 when none)."""
+        assert self.m_axis is not None
+        return " * ".join(self.extents[:self.m_axis]) or "1"
+
+    @property
+    def inner(self) -> str:
+        """The product of the extents after m (1 when none)."""
+        assert self.m_axis is not None
+        return " * ".join(self.extents[self.m_axis + 1:]) or "1"
+
+    @property
+    def elements(self) -> str:
+        return " * ".join(self.extents) or "1"
+
+
+# A contraction's size registers, by the role of their index (Contraction's words).
+_SIZE_OF_ROLE = {"batch": "batch", "free_a": "m", "free_b": "n", "summed": "k"}
+
+
+def _contraction_context(plan: Plan) -> dict[str, object]:
+    """What the contraction wrapper needs: each tensor's layout over the sizes, and each
+    run argument (a CU takes a slab of the output's rows: m is its slab's, unit 0 of 1)."""
+    kernel = plan.kernel
+    c = kernel.contraction
+    assert c is not None
+    size = {getattr(c, role): var for role, var in _SIZE_OF_ROLE.items()
+            if getattr(c, role) is not None}
+    layouts = {kernel.inputs[0]: c.a, kernel.inputs[1]: c.b, **dict(kernel.indices),
+               kernel.output: c.out}
+    tensors = {name: _Tensor(name, indices, tuple(size[i] for i in indices),
+                             indices.index(c.free_a) if c.free_a in indices else None)
+               for name, indices in layouts.items()}
+    run_args = []
+    for arg in interface(plan).args:
+        if arg.kind == "pointer":
+            run_args.append(f"{arg.name}_bo")
+        elif arg.name in kernel.size_args:
+            run_args.append("static_cast<int>(rows)" if arg.name == "m"
+                            else f"static_cast<int>({arg.name})")
+        elif arg.name in ("unit", "units"):  # each CU has its own slab: unit 0 of 1
+            run_args.append("0" if arg.name == "unit" else "1")
+        else:
+            run_args.append(arg.name)
+    return {"tensors": tensors, "has_m": c.free_a is not None, "run_args": run_args,
+            "extras": kernel.inputs[2:], "definition": kernel.definition,
+            # A CU's rows are a multiple of the HLS rungs' output tile (TM, a multiple of
+            # the RTL's blocks), so no tile straddles two CUs.
+            "tile_rows": matrix.TM}
 
 
 def _common() -> str:
