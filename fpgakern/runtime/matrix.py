@@ -11,20 +11,23 @@ inputs (``bias: n``) have the shape of their indices' sizes.
 
 Empty results need no kernel (no CU is started); ``k = 0`` runs the kernel, whose sums
 are +0 and whose epilogue still applies (addmm's ``beta * z``), as torch gives. At a
-multi-CU rung (3) every CU reads the same buffers and writes its own output tiles: CU u
-of U takes every U-th tile (registers ``unit`` and ``units``); a CU with no tile is not
-started.
+multi-CU rung (3, 5) each CU takes a slab of the output's rows (m), whole TILE-row tiles,
+as the generated C++ host does: its own copy of the inputs' rows of that slab (the inputs
+without m whole), its own output buffer, and ``m`` its slab's rows, unit 0 of 1. So every
+CU's buffers can sit in its own memory banks (on a card they must) and no two CUs write
+one buffer; the slabs are put together after the runs. A CU with no rows is not started.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fpgakern.backends.hls.matrix import TM
 from fpgakern.errors import UsageError
 from fpgakern.ir.contraction import Contraction, ContractionError
 from fpgakern.ir.kernel import Kernel
@@ -35,8 +38,9 @@ from fpgakern.runtime.resident import CallInfo, DeviceArray
 if TYPE_CHECKING:
     from fpgakern.runtime.device import KernelHandle
 
-# The output tile a CU takes at the multi-CU rung (backends/hls/matrix.py's TM x TN).
-TILE = 32
+# A CU's slab of rows is whole output tiles of the HLS rungs (TM rows: a multiple of the
+# RTL's blocks too), so no tile straddles two CUs; the generated C++ host splits the same.
+TILE = TM
 
 
 @dataclass(frozen=True)
@@ -124,33 +128,97 @@ def _laid_out(a: Operand, dtype: np.dtype, device: object, uploads: list[int]) -
     return buf
 
 
-def tiles(sizes: Sizes) -> int:
-    """Output tiles of one batch the tiled rungs walk (what rung 3's CUs share)."""
-    return math.ceil(sizes.m / TILE) * math.ceil(sizes.n / TILE)
+@dataclass(frozen=True)
+class Slab:
+    """The output rows [first, first + rows) a CU computes."""
+
+    first: int
+    rows: int
+
+
+def slabs(sizes: Sizes, compute_units: int) -> list[Slab]:
+    """The multi-CU rungs' split of the output's rows: whole TILE-row tiles, as evenly as
+    they go, over at most ``compute_units`` CUs (fewer when there are fewer tiles)."""
+    tiles = math.ceil(sizes.m / TILE)
+    units = max(1, min(compute_units, tiles))
+    rows = math.ceil(tiles / units) * TILE
+    return [Slab(first, min(rows, sizes.m - first)) for first in range(0, sizes.m, rows)]
+
+
+def _slab_of(a: Operand, axis: int, slab: Slab, dtype: np.dtype,
+             uploads: list[int]) -> np.ndarray:
+    """The rows of ``slab`` along ``axis`` of ``a``, laid out as the kernel reads them."""
+    values = a.to_numpy() if isinstance(a, DeviceArray) else a
+    part = values[(slice(None),) * axis + (slice(slab.first, slab.first + slab.rows),)]
+    buf = host.aligned_zeros(host.word_elements(part.size, dtype), dtype)
+    if part.size:
+        buf[:part.size].reshape(part.shape)[...] = part
+    uploads.append(buf.nbytes)
+    return buf
+
+
+@dataclass
+class MatrixCall(host.Prepared):
+    """A prepared call with each share's slab of the output's rows (one share, all of
+    them, below the multi-CU rungs)."""
+
+    slabs: list[Slab] = field(default_factory=list)
 
 
 def prepare(plan: Plan, compute_units: int, arrays: list[Operand], sizes: Sizes,
-            scalars: dict[str, int], device: object = None) -> host.Prepared:
+            scalars: dict[str, int], device: object = None) -> MatrixCall:
     """The buffers and each CU's registers of one call."""
     kernel = plan.kernel
+    c = kernel.contraction
+    assert c is not None
     dtype = plan.dtype.numpy
     uploads: list[int] = []
-    buffers = [_laid_out(a, dtype, device, uploads) for a in arrays]
     out_dtype = kernel.output_dtype(plan.dtype.name).numpy
     count = sizes.batch * sizes.m * sizes.n
     output = host.aligned_zeros(host.word_elements(count, out_dtype), out_dtype)
-    # A share's "words": a generous measure of its work, for the hw_emu timeout.
-    work = max(sizes.batch * sizes.m * sizes.n * max(sizes.k, 1), 1)
-    shares: list[host.Share] = []
-    if count:
-        units = min(compute_units, tiles(sizes)) if plan.rung.multi_cu else 1
-        for cu in range(units):
-            registers = sizes.registers
-            if plan.rung.multi_cu:
-                registers |= {"unit": cu, "units": units}
-            shares.append(host.Share(cu, buffers, output, count, work, registers))
     out_shape = shape_of(kernel, kernel.output, sizes)
-    return host.Prepared(plan, count, shares, scalars, output, out_shape, uploads)
+    call = MatrixCall(plan, count, [], scalars, output, out_shape, uploads)
+    if not count:
+        return call
+    rows_index = c.free_a if plan.rung.multi_cu else None  # the index the CUs split
+    split = rows_index is not None
+    parts = slabs(sizes, compute_units) if split else [Slab(0, sizes.m)]
+    layouts = tensor_indices(kernel)
+    axes = {name: layouts[name].index(rows_index)
+            for name in kernel.inputs if rows_index is not None and rows_index in layouts[name]}
+    whole = [None if name in axes else _laid_out(a, dtype, device, uploads)
+             for name, a in zip(kernel.inputs, arrays, strict=True)]
+    for cu, slab in enumerate(parts):
+        inputs = [buf if buf is not None else _slab_of(a, axes[name], slab, dtype, uploads)
+                  for name, a, buf in zip(kernel.inputs, arrays, whole, strict=True)]
+        results = sizes.batch * slab.rows * sizes.n
+        out = output if not split else host.aligned_zeros(
+            host.word_elements(results, out_dtype), out_dtype)
+        registers = sizes.registers | {"m": slab.rows}
+        if plan.rung.multi_cu:
+            registers |= {"unit": 0, "units": 1}
+        # A share's "words": a generous measure of its work, for the hw_emu timeout.
+        work = max(results * max(sizes.k, 1), 1)
+        call.shares.append(host.Share(cu, inputs, out, results, work, registers))
+        call.slabs.append(slab)
+    return call
+
+
+def put_together(call: MatrixCall) -> None:
+    """Each CU's slab of the output's rows into its place in the whole output (nothing to
+    do when one CU wrote the output itself)."""
+    kernel = call.plan.kernel
+    c = kernel.contraction
+    assert c is not None and call.main_shape is not None
+    whole = call.output[:call.n].reshape(call.main_shape)
+    axis = c.out.index(c.free_a) if c.free_a is not None else 0
+    for share, slab in zip(call.shares, call.slabs, strict=True):
+        if share.output is call.output:
+            continue
+        shape = list(call.main_shape)
+        shape[axis] = slab.rows
+        index = (slice(None),) * axis + (slice(slab.first, slab.first + slab.rows),)
+        whole[index] = share.output[:share.n].reshape(shape)
 
 
 def finish(prepared: host.Prepared) -> np.ndarray:
@@ -185,6 +253,7 @@ def call(handle: KernelHandle, arrays: tuple[object, ...], scalars: dict[str, ob
     for nbytes in prepared.uploads:
         handle.device.transfers.sent(nbytes)
     cycles = target.run(prepared) if prepared.shares else []
+    put_together(prepared)
     result: np.ndarray | DeviceArray
     if resident:
         assert prepared.main_shape is not None

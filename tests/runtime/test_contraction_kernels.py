@@ -66,8 +66,10 @@ def test_mm_every_rung_gives_the_reference_bits(rung):
         check_bits(h, operands("matrix_ops/mm", m, n, k, rng))
     info = h.last_call
     assert info is not None
-    # Rung 3 splits the 7 x 7 output tiles of 197 x 200 over its compute units.
-    assert info.compute_units == (h.target("float32").compute_units if rung == 3 else 1)
+    # Rung 3 splits the output's rows over its compute units in whole 32-row tiles: the
+    # last shape's 65 rows are three slabs (32, 32, 1), one CU each.
+    assert info.compute_units == (min(h.target("float32").compute_units, 3) if rung == 3
+                                  else 1)
 
 
 def special(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -238,3 +240,19 @@ def test_hw_emu_gives_the_reference_bits_on_a_large_odd_product(rung):
     check_bits(h, operands("matrix_ops/mm", 197, 200, 301, rng))
     specials = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-45, 3e38, -1.5], np.float32)
     check_bits(h, [rng.choice(specials, (9, 13)), rng.choice(specials, (13, 7))])
+
+
+def test_compute_units_have_buffers_of_their_own():
+    """On a card each CU's buffers sit in its own memory banks: at rung 3 each CU gets a
+    slab of the output's rows in whole 32-row tiles, its own copy of A's rows and its
+    own output buffer (B whole), and its m register is its slab's rows."""
+    mm = handle("matrix_ops/mm", 3)
+    a, b = np.ones((100, 8), np.float32), np.ones((8, 5), np.float32)
+    call = runtime_matrix.prepare(mm.variant("float32").plan, 4, [a, b],
+                                  runtime_matrix.Sizes(1, 100, 5, 8), {})
+    assert [(s.sizes or {})["m"] for s in call.shares] == [32, 32, 32, 4]
+    assert all((s.sizes or {})["units"] == 1 for s in call.shares)
+    outputs = {id(s.output) for s in call.shares} | {id(call.output)}
+    assert len(outputs) == 5
+    assert len({id(s.inputs[0]) for s in call.shares}) == 4
+    assert call.shares[0].inputs[0].size >= 32 * 8

@@ -259,8 +259,10 @@ def _contraction_context(plan: Plan) -> dict[str, object]:
             if getattr(c, role) is not None}
     layouts = {kernel.inputs[0]: c.a, kernel.inputs[1]: c.b, **dict(kernel.indices),
                kernel.output: c.out}
+    rows = c.free_a  # the index a CU's slab is cut along (None: no split)
     tensors = {name: _Tensor(name, indices, tuple(size[i] for i in indices),
-                             indices.index(c.free_a) if c.free_a in indices else None)
+                             indices.index(rows) if rows is not None and rows in indices
+                             else None)
                for name, indices in layouts.items()}
     run_args = []
     for arg in interface(plan).args:
