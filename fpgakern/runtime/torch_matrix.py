@@ -139,7 +139,20 @@ def _addmm(kernel: str, a: dict[str, Any]) -> MatrixCall | str:
     if (x.dim() != 2 or y.dim() != 2 or x.shape[1] != y.shape[0]
             or len({x.dtype, y.dtype, z.dtype}) > 1):
         return TORCH_REFUSES
-    shape = (x.shape[0], y.shape[1])
+    return _scaled_sum(kernel, a, z, x, y, (x.shape[0], y.shape[1]))
+
+
+def _baddbmm(kernel: str, a: dict[str, Any]) -> MatrixCall | str:
+    z, x, y = a["input"], a["batch1"], a["batch2"]
+    if (x.dim() != 3 or y.dim() != 3 or x.shape[0] != y.shape[0] or x.shape[2] != y.shape[1]
+            or len({x.dtype, y.dtype, z.dtype}) > 1):
+        return TORCH_REFUSES
+    return _scaled_sum(kernel, a, z, x, y, (x.shape[0], x.shape[1], y.shape[2]))
+
+
+def _scaled_sum(kernel: str, a: dict[str, Any], z: torch.Tensor, x: torch.Tensor,
+                y: torch.Tensor, shape: tuple[int, ...]) -> MatrixCall | str:
+    """addmm and baddbmm: beta * z + alpha * (x @ y), z broadcast to the result's shape."""
     if not _broadcasts(z, shape):
         return TORCH_REFUSES
     scalars = _scalars(x.dtype, {"beta": a["beta"], "alpha": a["alpha"]})
@@ -148,7 +161,7 @@ def _addmm(kernel: str, a: dict[str, Any]) -> MatrixCall | str:
     if scalars["beta"] == 0:
         return ("beta=0: torch ignores input (its NaN and inf are not propagated); the "
                 "kernel computes beta * input")
-    problem = _dtype([x, y, z]) or overflow_risk(x, y, x.shape[1])
+    problem = _dtype([x, y, z]) or overflow_risk(x, y, x.shape[-1])
     if problem:
         return problem
     return MatrixCall(kernel, (x, y, z.expand(shape)), scalars, shape, False)
@@ -186,6 +199,9 @@ SIGNATURES: dict[str, MatrixSignature] = {
     "torch.addmm": MatrixSignature(
         "(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor",
         ("input", "mat1", "mat2"), {"beta": 1, "alpha": 1}, _addmm),
+    "torch.baddbmm": MatrixSignature(
+        "(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) "
+        "-> Tensor", ("input", "batch1", "batch2"), {"beta": 1, "alpha": 1}, _baddbmm),
     "torch.nn.functional.linear": MatrixSignature(
         "(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
         ("input", "weight", "bias"), {"bias": None}, _linear),

@@ -26,8 +26,9 @@ _device = {}
 def device():
     if "dev" not in _device:
         plans = [plan(LIBRARY.get(f"matrix_ops/{name}"), RUNG, dtype)
-                 for name in ("mm", "bmm", "addmm", "linear")
-                 for dtype in (("float32", "int32") if name == "mm" else ("float32",))]
+                 for name in ("mm", "bmm", "addmm", "linear", "baddbmm")
+                 for dtype in (("float32", "int32") if name in ("mm", "baddbmm")
+                               else ("float32",))]
         _device["dev"] = open_plans(plans, "sw_emu")
     fk.use(_device["dev"], strict=True)
     yield _device["dev"]
@@ -77,6 +78,29 @@ def test_linear_addmm_bmm(device):
     p, q = torch.randn(3, 5, 7), torch.randn(3, 7, 4)
     assert torch.equal(ops.bmm(p, q), reference("bmm", p, q) + 0.0)
     assert torch.allclose(ops.bmm(p, q), torch.bmm(p, q), rtol=1e-5, atol=1e-5)
+
+
+def test_baddbmm_is_torchs_signature(device):
+    """torch.baddbmm(input, batch1, batch2, *, beta, alpha): input broadcast to (B, M, N),
+    the kernel's bits, torch's within the bound; int32 torch's bits; torch's errors."""
+    torch.manual_seed(4)
+    x, y, z = torch.randn(3, 17, 40), torch.randn(3, 40, 9), torch.randn(3, 17, 9)
+    got = ops.baddbmm(z, x, y, beta=0.5, alpha=2)
+    assert got.shape == (3, 17, 9)
+    assert torch.equal(got, reference("baddbmm", x, y, z, beta=0.5, alpha=2.0))
+    for i in range(3):
+        within_bound((got[i] - 0.5 * z[i]) / 2, x[i], y[i], torch.bmm(x, y)[i])
+    bias = torch.randn(9)  # broadcast over batch and rows
+    assert torch.equal(ops.baddbmm(bias, x, y),
+                       reference("baddbmm", x, y, bias.expand(3, 17, 9).contiguous()))
+    xi = torch.randint(-2**31, 2**31 - 1, (2, 5, 7), dtype=torch.int32)
+    yi = torch.randint(-2**31, 2**31 - 1, (2, 7, 3), dtype=torch.int32)
+    zi = torch.randint(-2**31, 2**31 - 1, (2, 5, 3), dtype=torch.int32)
+    assert torch.equal(ops.baddbmm(zi, xi, yi, beta=3, alpha=-2),
+                       torch.baddbmm(zi, xi, yi, beta=3, alpha=-2))
+    with pytest.raises(RuntimeError, match="Expected size for first two dimensions of "
+                                           "batch2 tensor to be"):
+        ops.baddbmm(z, x, torch.randn(3, 41, 9))
 
 
 def test_transposed_views_and_zero_signs(device):

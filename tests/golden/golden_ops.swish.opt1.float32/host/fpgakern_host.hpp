@@ -101,6 +101,33 @@ void download_rows(xrt::bo& bo, T* dst, std::size_t rows, std::size_t cols, std:
     }
 }
 
+// A contraction's tensors, row-major: `outer` slices of `extent` rows of `inner` values.
+// The rows [first, first + count) of every slice, contiguous, into the buffer (padding
+// zeroed) and to the card; a whole tensor is outer 1, first 0, count = extent.
+template <typename T>
+void upload_slab(xrt::bo& bo, const T* src, std::size_t outer, std::size_t extent,
+                 std::size_t inner, std::size_t first, std::size_t count) {
+    unsigned char* dst = bo.map<unsigned char*>();
+    std::memset(dst, 0, bo.size());
+    const std::size_t slab = count * inner * sizeof(T);
+    for (std::size_t o = 0; o < outer && slab != 0; ++o) {
+        std::memcpy(dst + o * slab, src + (o * extent + first) * inner, slab);
+    }
+    bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
+}
+
+// The slab back into its place in the tensor.
+template <typename T>
+void download_slab(xrt::bo& bo, T* dst, std::size_t outer, std::size_t extent,
+                   std::size_t inner, std::size_t first, std::size_t count) {
+    bo.sync(XCL_BO_SYNC_BO_FROM_DEVICE);
+    const unsigned char* src = bo.map<const unsigned char*>();
+    const std::size_t slab = count * inner * sizeof(T);
+    for (std::size_t o = 0; o < outer && slab != 0; ++o) {
+        std::memcpy(dst + (o * extent + first) * inner, src + o * slab, slab);
+    }
+}
+
 // The product of shape[first .. last).
 inline std::size_t product(const std::vector<std::size_t>& shape, std::size_t first,
                            std::size_t last) {
