@@ -201,7 +201,8 @@ def test_rung_5_is_the_array_in_every_compute_unit(tmp_path):
              "float32")
     sources = generate(p, tmp_path)
     text = sources.kernel.read_text()
-    assert "fk_t = unit; fk_t < fk_tiles; fk_t += units" in text and "max_widen_bitwidth=512" in text
+    assert "fk_t = unit; fk_t < fk_tiles; fk_t += units" in text
+    assert "max_widen_bitwidth=512" in text
     result = matrix_csim.run(p, sources, tmp_path / "csim")
     assert result.passed, result.summary()
 
