@@ -83,9 +83,8 @@ async def every_case(dut) -> None:
                 await host.acknowledge(cu)
         got = memory.read(addresses[kernel.output], expected.size, dtype.numpy)
         want = np.ascontiguousarray(expected, dtype=dtype.numpy).ravel()
-        verdict = matrix_cases.judge(want, got)
-        differ = [i for i in range(min(want.size, got.size))
-                  if not matrix_cases.judge(want[i:i + 1], got[i:i + 1]).passed]
+        verdict = matrix_cases.judge(want, got, kernel, dtype.name, case)
+        differ = [m.index for m in verdict.mismatches]
         records.append({"label": f"{case.label} ({'x'.join(map(str, case.sizes))})",
                         "passed": bool(finished and verdict.passed), "cycles": cycles,
                         "macs": int(np.prod(case.sizes)),

@@ -189,6 +189,30 @@ def test_csim_catches_a_kernel_that_sums_from_zero(tmp_path):
     assert failed and failed <= {"special values", "special values K=1"}, failed
 
 
+def test_an_inexact_epilogue_is_held_to_its_bound(tmp_path):
+    """linear_silu's sigmoid is within 2 ulp, not bit for bit: its C simulation is judged as
+    the elementwise kinds are (acc in the declared order, then the epilogue's bound) and
+    passes; with the sigmoid's bias dropped it fails."""
+    from fpgakern import paths
+    from fpgakern.backends.hls import generate
+    from fpgakern.ladder import plan
+    from fpgakern.verify import matrix_cases, matrix_csim
+
+    library = Library(paths.SOURCE_ROOT / "kernel_specs")
+    p = plan(library.get("matrix_ops/linear_silu"), 0, "float32")
+    assert not matrix_cases.exact_epilogue(p.kernel, "float32")
+    assert matrix_cases.exact_epilogue(library.get("matrix_ops/addmm"), "float32")
+    sources = generate(p, tmp_path / "good")
+    assert matrix_csim.run(p, sources, tmp_path / "good" / "csim").passed
+    sources = generate(p, tmp_path / "bad")
+    text = sources.kernel.read_text()
+    right = "fk::sigmoid((fk_acc + bias[(int64_t)fk_j]))"
+    assert right in text
+    sources.kernel.write_text(text.replace(right, "fk::sigmoid(fk_acc)"))
+    result = matrix_csim.run(p, sources, tmp_path / "bad" / "csim")
+    assert not result.passed and result.error is None
+
+
 def test_rung_5_is_the_array_in_every_compute_unit(tmp_path):
     """Rung 5 (built on request: specs default to rungs 0-4) is rung 4's PE array in each
     CU, CU u taking every units-th tile; its C simulation holds bit for bit."""

@@ -105,15 +105,17 @@ def plan(gm: fx.GraphModule, validate: Validate) -> Fusion:
 
 
 def _with_epilogue(term: MatrixTerm, terms: dict[fx.Node, Term]) -> MatrixTerm:
-    """``relu(linear(...))`` on matrix_ops/linear_relu, when the relu is the Linear's only
-    user: the relu node becomes the kernel's result, the Linear's node is absorbed."""
+    """``relu(linear(...))`` on matrix_ops/linear_relu (gelu, silu alike), when the relu is
+    the Linear's only user: the relu node becomes the kernel's result, the Linear's node
+    is absorbed."""
     users = list(term.node.users)
-    epilogue = support.EPILOGUES.get(term.kernel)
-    if epilogue is None or len(users) != 1 or users[0] not in terms:
+    epilogues = support.EPILOGUES.get(term.kernel, {})
+    if len(users) != 1 or users[0] not in terms:
         return term
     user = users[0]
-    op, kernel = epilogue
-    if user.target is not op or user.args[0] is not term.node:
+    kernel = epilogues.get(user.target)  # type: ignore[call-overload]
+    if (kernel is None or tuple(user.args) != (term.node,)
+            or dict(user.kwargs) not in ({}, {"approximate": "none"})):
         return term
     return dataclasses.replace(term, node=user, kernel=kernel,
                                absorbed=(*term.absorbed, term.node))

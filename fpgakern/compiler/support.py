@@ -468,9 +468,12 @@ _TRANSPOSES = ("t", "transpose", "permute")
 
 
 # Elementwise epilogues a library contraction kernel computes after its kernel's own:
-# kernel -> (the aten operator applied to its result, the kernel that fuses it).
-EPILOGUES = {f"{MATRIX_CATEGORY}/linear": (torch.ops.aten.relu.default,
-                                           f"{MATRIX_CATEGORY}/linear_relu")}
+# kernel -> {the aten operator applied to its result: the kernel that fuses it}. The
+# operator's node must have the result as its only argument (gelu: approximate='none').
+EPILOGUES = {f"{MATRIX_CATEGORY}/linear": {
+    torch.ops.aten.relu.default: f"{MATRIX_CATEGORY}/linear_relu",
+    torch.ops.aten.gelu.default: f"{MATRIX_CATEGORY}/linear_gelu",
+    torch.ops.aten.silu.default: f"{MATRIX_CATEGORY}/linear_silu"}}
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from fpgakern.ir.contraction import PARTIALS, Contraction, tree_levels
 from fpgakern.ir.dtypes import DTYPES
 from fpgakern.ir.kernel import ACC, Kernel
 from fpgakern.verify import reference
+from fpgakern.verify.stimulus import Case
 
 # float32's unit roundoff, and half its smallest subnormal (a product's absolute error
 # when it underflows; sums of subnormals are exact).
@@ -72,27 +73,47 @@ def combine(partials: list[np.ndarray]) -> np.ndarray:
     return partials[0]
 
 
-def contract(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
-             scalars: Mapping[str, float | int] | None = None) -> np.ndarray:
-    """A contraction kernel's output for ``tensors`` (its inputs by name), in the output's
-    index order, epilogue applied."""
+def _epilogue_env(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray]
+                  ) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
+    """The epilogue's operands: ``acc`` in the declared order as (batch, m, n), each
+    further input shaped to broadcast over it; and the output's shape."""
     contraction = kernel.contraction
     assert contraction is not None, kernel.qualname
     a = tensors[kernel.inputs[0]]
     b = tensors[kernel.inputs[1]]
     batch, m, n, _ = contraction.sizes(a.shape, b.shape)
-    acc = accumulate(*canonical(contraction, a, b), dtype_name)
-    env: dict[str, np.ndarray] = {ACC: acc}
+    env: dict[str, np.ndarray] = {ACC: accumulate(*canonical(contraction, a, b), dtype_name)}
     for name, indices in kernel.indices:
         order = (contraction.batch, contraction.free_a, contraction.free_b)
         shape = [tensors[name].shape[indices.index(i)] if i is not None and i in indices
                  else 1 for i in order]
         env[name] = np.asarray(tensors[name]).reshape(shape)
+    return env, contraction.output_shape(batch, m, n)
+
+
+def contract(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
+             scalars: Mapping[str, float | int] | None = None) -> np.ndarray:
+    """A contraction kernel's output for ``tensors`` (its inputs by name), in the output's
+    index order, epilogue applied."""
+    env, out_shape = _epilogue_env(kernel, dtype_name, tensors)
     values = {s.name: s.default for s in kernel.scalars} | dict(scalars or {})
     with np.errstate(all="ignore"):
         out = reference.evaluate(kernel.graph(dtype_name), env, values)
-    out = np.broadcast_to(out, acc.shape).astype(DTYPES[dtype_name].numpy)
-    return out.reshape(contraction.output_shape(batch, m, n))
+    out = np.broadcast_to(out, env[ACC].shape).astype(DTYPES[dtype_name].numpy)
+    return out.reshape(out_shape)
+
+
+def epilogue_case(kernel: Kernel, dtype_name: str, tensors: Mapping[str, np.ndarray],
+                  scalars: Mapping[str, float | int] | None = None) -> Case:
+    """The epilogue as an elementwise case, one element per output: ``acc`` in the declared
+    order and the further inputs broadcast to it (what fpgakern.verify.compare.judge takes,
+    for an epilogue of inexact operators)."""
+    env, _ = _epilogue_env(kernel, dtype_name, tensors)
+    shape = env[ACC].shape
+    flat = {name: np.ascontiguousarray(np.broadcast_to(x, shape)).ravel()
+            for name, x in env.items()}
+    values = {s.name: s.default for s in kernel.scalars} | dict(scalars or {})
+    return Case("epilogue", flat, values)
 
 
 def exact(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fpgakern.ir.kernel import Kernel
-from fpgakern.verify import compare
+from fpgakern.verify import compare, matmul
 
 # (label, batch, m, n, k): every rung's tile is 32 x 32 x 32 (backends.hls.matrix).
 SIZES = (
@@ -114,15 +114,24 @@ def rtl_cases(kernel: Kernel, dtype_name: str, seed: int = 0) -> Iterator[Matrix
     yield from _cases(kernel, dtype_name, sizes, seed)
 
 
-def judge(expected: np.ndarray, actual: np.ndarray) -> compare.Verdict:
-    """Bit for bit; any NaN matches any NaN."""
+def exact_epilogue(kernel: Kernel, dtype_name: str) -> bool:
+    """Whether the kernel's epilogue is a fixed sequence of IEEE operations (acc, addmm's
+    beta * z + alpha * acc, relu(acc + bias)): then its results are held bit for bit."""
+    return (kernel.accuracy(dtype_name).kind == "exact"
+            and not compare.followed_applications(kernel, dtype_name))
+
+
+def judge(expected: np.ndarray, actual: np.ndarray, kernel: Kernel | None = None,
+          dtype_name: str = "", case: MatrixCase | None = None) -> compare.Verdict:
+    """Bit for bit; any NaN matches any NaN. Given the kernel, its dtype and the case, an
+    epilogue of inexact operators (gelu, sigmoid, ...) is judged as the elementwise
+    kinds are (fpgakern.verify.compare.judge): ``acc`` in the declared order, bit for bit
+    the reference's, then each inexact operator within its stated bound."""
     if actual.size != expected.size:
         return compare.Verdict(False, expected.size, "exact", mismatch_count=expected.size)
-    bits = np.dtype(f"u{expected.dtype.itemsize}")
-    differ = expected.view(bits) != actual.view(bits)
-    if expected.dtype.kind == "f":
-        differ &= ~(np.isnan(expected) & np.isnan(actual))
-    count = int(differ.sum())
-    return compare.Verdict(count == 0, expected.size, "exact", mismatch_count=count)
+    if kernel is not None and case is not None and not exact_epilogue(kernel, dtype_name):
+        stimulus = matmul.epilogue_case(kernel, dtype_name, case.tensors, case.scalars)
+        return compare.judge(kernel, dtype_name, stimulus, actual.ravel())
+    return compare.compare(expected.ravel(), actual.ravel(), compare.EXACT)
 
 

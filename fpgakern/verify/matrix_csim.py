@@ -19,7 +19,7 @@ from fpgakern.verify.csim import (
     compile_testbench,
     run_testbench,
 )
-from fpgakern.verify.matrix_cases import MatrixCase, cases, judge
+from fpgakern.verify.matrix_cases import MatrixCase, cases, exact_epilogue, judge
 
 
 def write_case(case: MatrixCase, plan: Plan, path: Path) -> np.ndarray:
@@ -55,9 +55,12 @@ def run(plan: Plan, sources: HlsSources, work_dir: Path) -> CsimResult:
     for i, case in enumerate(all_cases):
         actual = np.fromfile(work_dir / f"out{i}.bin", dtype=plan.dtype.numpy)
         label = f"{case.label} ({'x'.join(map(str, case.sizes))})"
-        results.append(CaseResult(label, case.size, judge(expected[i], actual)))
+        results.append(CaseResult(label, case.size,
+                                  judge(expected[i], actual, plan.kernel, plan.dtype.name, case)))
     passed = all(r.verdict.passed for r in results)
-    if passed != (done.returncode == TB_MATCH):
+    # The testbench compares bits: an epilogue of inexact operators may differ in bits and
+    # still be within its bound, so the two must agree only on an exact epilogue.
+    if exact_epilogue(plan.kernel, plan.dtype.name) and passed != (done.returncode == TB_MATCH):
         return CsimResult(False, results, error="the testbench and fpgakern's comparison "
                           f"disagree ({(done.stderr or done.stdout).strip()[:200]})")
     return CsimResult(passed, results)

@@ -64,14 +64,15 @@ def test_mlp_runs_both_linears_on_the_device_and_keeps_its_weights(cache):
         run(torch.randn(8, 32))
         counts.append(report.last_call.transfers)
         want = model(x)
+    # The first Linear's GELU runs in its kernel (linear_gelu), the residual add on its own.
     assert [k.qualname for k in report.running if k.kind == "contraction"] == \
-        ["matrix_ops/linear", "matrix_ops/linear"]
+        ["matrix_ops/linear_gelu", "matrix_ops/linear"]
     assert not report.left_out  # no addmm (nor t) left on the CPU
     assert "addmm" not in "\n".join(f"{x.node} {x.op}" for x in report.left_out)
     # x, both weights and biases once; then nothing; then the new x. The result comes back.
     assert [(c.to_device, c.from_device) for c in counts] == [(5, 1), (0, 1), (1, 1)]
     assert counts[0].to_device_bytes == 4 * (8 * 32 + 64 * 32 + 64 + 32 * 64 + 32)
-    assert report.last_call.kernel_calls == 4  # linear, gelu, linear, add
+    assert report.last_call.kernel_calls == 3  # linear_gelu, linear, add
     assert (np.abs((got - want).numpy()) <= mlp_bound(model, x)).all()
 
 
@@ -100,9 +101,12 @@ def test_views_mm_and_bmm_offload(cache):
 
 
 @pytest.mark.slow
-def test_a_relu_after_a_linear_runs_in_the_linear_relu_kernel(cache):
+@pytest.mark.parametrize(("activation", "fused"), [
+    (torch.nn.ReLU(), "matrix_ops/linear_relu"), (torch.nn.SiLU(), "matrix_ops/linear_silu"),
+    (torch.nn.GELU(approximate="tanh"), None)])  # no kernel of its own: not fused
+def test_an_activation_after_a_linear_runs_in_its_kernel(cache, activation, fused):
     torch.manual_seed(2)
-    model = torch.nn.Sequential(torch.nn.Linear(16, 24), torch.nn.ReLU(),
+    model = torch.nn.Sequential(torch.nn.Linear(16, 24), activation,
                                 torch.nn.Linear(24, 8)).eval()
     x = torch.randn(5, 16)
     with torch.no_grad():
@@ -111,9 +115,13 @@ def test_a_relu_after_a_linear_runs_in_the_linear_relu_kernel(cache):
         got = run(x)
         report = fc.last_report()
         want = model(x)
-    assert [k.qualname for k in report.running] == ["matrix_ops/linear_relu",
-                                                    "matrix_ops/linear"]
-    assert report.running[0].nodes == ("t", "addmm", "relu")
+    contractions = [k.qualname for k in report.running if k.kind == "contraction"]
     assert not report.left_out
-    assert (report.last_call.transfers.to_device, report.last_call.kernel_calls) == (0, 2)
+    if fused is None:
+        assert contractions == ["matrix_ops/linear", "matrix_ops/linear"]
+        assert report.last_call.kernel_calls == 3  # the gelu on a fused kernel of its own
+    else:
+        assert contractions == [fused, "matrix_ops/linear"]
+        assert report.running[0].nodes[:2] == ("t", "addmm") and len(report.running) == 2
+        assert (report.last_call.transfers.to_device, report.last_call.kernel_calls) == (0, 2)
     assert torch.allclose(got, want, rtol=1e-5, atol=1e-6)
