@@ -18,11 +18,11 @@ from fpgakern.backends import host
 from fpgakern.runtime import emu
 from fpgakern.verify import matrix_cases, matrix_csim
 
-# mm at rung 4 (the PE array), linear at rung 3 (4 CUs: x and out in slabs, weight and
-# bias whole in each CU's banks), bmm at rung 3 (slabs inside every batch), addmm int32 at
-# rung 2 (scalars beta and alpha).
-VARIANTS = [("matrix_ops/mm", 4, "float32"), ("matrix_ops/linear", 3, "float32"),
-            ("matrix_ops/bmm", 3, "float32"), ("matrix_ops/addmm", 2, "int32")]
+# mm at rung 4 (the PE array) and linear at rung 3 (4 CUs: x and out in slabs, weight and
+# bias whole in each CU's banks) by default; under -m slow also bmm at rung 3 (slabs
+# inside every batch) and addmm int32 at rung 2 (scalars beta and alpha).
+VARIANTS = [("matrix_ops/mm", 4, "float32"), ("matrix_ops/linear", 3, "float32")]
+SLOW_VARIANTS = [("matrix_ops/bmm", 3, "float32"), ("matrix_ops/addmm", 2, "int32")]
 
 ENTRY_MAIN = r"""
 #include <cstdio>
@@ -46,16 +46,28 @@ int main(int argc, char** argv) {
 """
 
 
-@pytest.fixture(scope="module")
-def linked(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("matrix_host")
-    path = link_xclbin(folder, [f"{q}@opt{r}:{d}" for q, r, d in VARIANTS])
+def _link(folder, variants):
+    """An xclbin of ``variants`` prepared for sw_emu, and each one's command-line host."""
+    path = link_xclbin(folder, [f"{q}@opt{r}:{d}" for q, r, d in variants])
     emu.prepare(path, ("sw_emu",))
     programs = {}
-    for q, r, d in VARIANTS:
+    for q, r, d in variants:
         p = variant(q, r, d)
         programs[p.kernel.name] = (p, emu.compile_host(host.generate(p, folder).main,
                                                        folder / p.top))
+    return path, programs
+
+
+@pytest.fixture(scope="module")
+def linked_slow(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("matrix_host_slow")
+    return (folder, *_link(folder, SLOW_VARIANTS))
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("matrix_host")
+    path, programs = _link(folder, VARIANTS)
     category = LIBRARY.categories["matrix_ops"]
     host.generate_category("matrix_ops", category.doc, list(category.kernels),
                            [p for p, _ in programs.values()], folder)
@@ -70,11 +82,18 @@ def _run(program, path, target, argv):
                           timeout=600)
 
 
-# hw_emu (four more models to verilate) under -m slow.
+def _name(qualname: str) -> str:
+    return qualname.split("/")[1]
+
+
+# hw_emu (more models to verilate) under -m slow.
 @pytest.mark.parametrize("target", ["sw_emu", pytest.param("hw_emu", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("name", [q.split("/")[1] for q, _, _ in VARIANTS])
-def test_host_program_is_the_reference(linked, target, name):
-    folder, path, programs = linked
+@pytest.mark.parametrize("name", [
+    *(_name(q) for q, _, _ in VARIANTS),
+    *(pytest.param(_name(q), marks=pytest.mark.slow) for q, _, _ in SLOW_VARIANTS)])
+def test_host_program_is_the_reference(request, target, name):
+    slow = name in {_name(q) for q, _, _ in SLOW_VARIANTS}
+    folder, path, programs = request.getfixturevalue("linked_slow" if slow else "linked")
     if target == "hw_emu":
         emu.prepare(path)  # the hw_emu models too
     p, program = programs[name]
