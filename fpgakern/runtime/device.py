@@ -107,9 +107,7 @@ class KernelHandle:
         else:
             checked = host.check_inputs(self.kernel.inputs, placed, where)
         dtype = checked[0].dtype.name
-        if dtype not in self.kernel.dtypes:
-            raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
-                             f"{', '.join(self.kernel.dtypes)}); convert with .astype()")
+        host.supported_dtype(self.kernel, dtype, where)
         variant = self.variant(dtype)
         values = host.scalar_values(variant.plan, scalars, where)
         target = self.target(dtype)

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from fpgakern.errors import UsageError
 from fpgakern.interface import SIZE_ARG
 from fpgakern.ir.dtypes import DTYPES
+from fpgakern.ir.kernel import Kernel
 from fpgakern.ir.ops import OPS
 from fpgakern.ladder import Plan
 from fpgakern.runtime.resident import BufferView
@@ -105,6 +107,22 @@ class Prepared:
     uploads: list[int] = field(default_factory=list)  # bytes of each input copied in
 
 
+def one_dtype(arrays: Sequence[Any], where: str) -> None:
+    """UsageError unless the arrays share one dtype (kernels do not promote types)."""
+    dtypes = {a.dtype for a in arrays}
+    if len(dtypes) > 1:
+        raise UsageError(f"{where}: inputs have different dtypes "
+                         f"({', '.join(sorted(str(d) for d in dtypes))}); kernels do not "
+                         "promote types")
+
+
+def supported_dtype(kernel: Kernel, dtype: str, where: str) -> None:
+    """UsageError unless the kernel takes ``dtype``."""
+    if dtype not in kernel.dtypes:
+        raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
+                         f"{', '.join(kernel.dtypes)}); convert with .astype()")
+
+
 def check_inputs(plan_inputs: tuple[str, ...], arrays: tuple[object, ...],
                  where: str) -> list[Input]:
     if len(arrays) != len(plan_inputs):
@@ -124,11 +142,7 @@ def check_inputs(plan_inputs: tuple[str, ...], arrays: tuple[object, ...],
             raise UsageError(f"{where}: {name} is not contiguous (a strided view); pass "
                              "np.ascontiguousarray(x)")
         checked.append(a)
-    dtypes = {a.dtype for a in checked}
-    if len(dtypes) > 1:
-        raise UsageError(f"{where}: inputs have different dtypes "
-                         f"({', '.join(sorted(str(d) for d in dtypes))}); kernels do not "
-                         "promote types")
+    one_dtype(checked, where)
     lengths = {a.shape[0] for a in checked}
     if len(lengths) > 1:
         raise UsageError(f"{where}: inputs have different lengths "

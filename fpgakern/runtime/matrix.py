@@ -93,11 +93,7 @@ def check(kernel: Kernel, arrays: tuple[object, ...], where: str
         if not isinstance(a, np.ndarray | DeviceArray):
             raise UsageError(f"{where}: {name} must be a numpy array, got {type(a).__name__}")
         checked.append(a)
-    dtypes = {a.dtype for a in checked}
-    if len(dtypes) > 1:
-        raise UsageError(f"{where}: inputs have different dtypes "
-                         f"({', '.join(sorted(str(d) for d in dtypes))}); kernels do not "
-                         "promote types")
+    host.one_dtype(checked, where)
     a, b = checked[:2]
     try:
         found = c.sizes(tuple(a.shape), tuple(b.shape))
@@ -241,9 +237,7 @@ def call(handle: KernelHandle, arrays: tuple[object, ...], scalars: dict[str, ob
                              f"({a.device!r}); copy it with .to_numpy()")
     checked, sizes = check(kernel, arrays, where)
     dtype = checked[0].dtype.name
-    if dtype not in kernel.dtypes:
-        raise UsageError(f"{where}: dtype {dtype} is not supported (the kernel takes "
-                         f"{', '.join(kernel.dtypes)}); convert with .astype()")
+    host.supported_dtype(kernel, dtype, where)
     variant = handle.variant(dtype)
     values = host.scalar_values(variant.plan, scalars, where)
     target = handle.target(dtype)
